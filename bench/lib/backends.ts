@@ -1,0 +1,24 @@
+// The two capture backends under test, loaded the way the library loads them.
+import type { CaptureBackend } from '../../src/capture/types.js';
+import { fallbackBackend } from '../../src/capture/fallback/index.js';
+
+export type BackendName = 'native' | 'fallback';
+
+export interface Backends {
+  native: CaptureBackend;
+  fallback: CaptureBackend;
+}
+
+/**
+ * Loads the native addon. A benchmark of the native output path without it would be meaningless, so a missing
+ * binary fails the run instead of being skipped.
+ */
+export async function loadBackends(): Promise<Backends> {
+  const { nativeBackend } = await import('../../src/capture/native.js');
+  if (nativeBackend.kind !== 'native') throw new Error(`expected the native backend, got ${nativeBackend.kind}`);
+  return { native: nativeBackend, fallback: fallbackBackend };
+}
+
+export async function loadBackend(name: BackendName): Promise<CaptureBackend> {
+  return name === 'fallback' ? fallbackBackend : (await loadBackends()).native;
+}

@@ -1,0 +1,209 @@
+//! One capture: stdout and stderr (tail + spill each) and an optional job ring.
+
+use std::path::PathBuf;
+
+use crate::options::CaptureOptions;
+use crate::ring::{ChunkKind, Ring};
+use crate::spill::{Spill, SpillState};
+use crate::tail::{Observed, Tail};
+
+/// Which output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stream {
+    Stdout = 0,
+    Stderr = 1,
+}
+
+impl Stream {
+    pub fn from_index(i: u32) -> Option<Self> {
+        match i {
+            0 => Some(Stream::Stdout),
+            1 => Some(Stream::Stderr),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+
+    fn kind(self) -> ChunkKind {
+        match self {
+            Stream::Stdout => ChunkKind::Stdout,
+            Stream::Stderr => ChunkKind::Stderr,
+        }
+    }
+}
+
+/// What a stream holds, for rendering a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamInfo {
+    /// Every byte ever written.
+    pub total: u64,
+    /// Bytes in the retained tail window.
+    pub retained: usize,
+    /// Bytes were dropped from the tail.
+    pub truncated: bool,
+    pub spill: SpillState,
+    /// Present while the spill is active or complete.
+    pub spill_path: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+struct StreamState {
+    tail: Tail,
+    spill: Spill,
+}
+
+#[derive(Debug)]
+pub struct Capture {
+    streams: [StreamState; 2],
+    ring: Option<Ring>,
+    finished: bool,
+}
+
+impl Capture {
+    /// A capture whose spill files are named after `id` unless the options name them.
+    pub fn new(id: u64, options: &CaptureOptions) -> Self {
+        let stem = options
+            .spill_name
+            .clone()
+            .unwrap_or_else(|| format!("capture-{id}"));
+        let stream = |s: Stream, cap: usize| StreamState {
+            tail: Tail::new(cap),
+            spill: Spill::new(
+                options.spill_dir.clone(),
+                format!("{stem}.{}.log", s.as_str()),
+                options.spill_cap,
+            ),
+        };
+        Capture {
+            streams: [
+                stream(Stream::Stdout, options.stdout_cap),
+                stream(Stream::Stderr, options.stderr_cap),
+            ],
+            ring: options.ring.map(Ring::new),
+            finished: false,
+        }
+    }
+
+    pub fn write(&mut self, stream: Stream, data: &[u8]) {
+        let s = &mut self.streams[stream as usize];
+        s.spill.write(&s.tail, data);
+        s.tail.write(data);
+        if let Some(ring) = &mut self.ring {
+            ring.append(stream.kind(), data, false);
+        }
+    }
+
+    /// Closes both spills, marks the capture finished and settles the ring. Idempotent.
+    pub fn finish(&mut self) {
+        for s in &mut self.streams {
+            s.spill.finish();
+        }
+        self.finished = true;
+        if let Some(ring) = &mut self.ring {
+            ring.settle();
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn info(&self, stream: Stream) -> StreamInfo {
+        let s = &self.streams[stream as usize];
+        StreamInfo {
+            total: s.tail.total(),
+            retained: s.tail.window_len(),
+            truncated: s.tail.dropped(),
+            spill: s.spill.state(),
+            spill_path: s.spill.path().map(PathBuf::from),
+        }
+    }
+
+    /// The retained tail window of `stream`.
+    pub fn tail(&self, stream: Stream) -> Vec<u8> {
+        self.streams[stream as usize].tail.window()
+    }
+
+    /// An observer read of `stream`'s tail; an incomplete last sequence is held back until finished.
+    pub fn observe(&self, stream: Stream, from: u64, max: usize) -> Observed {
+        self.streams[stream as usize]
+            .tail
+            .observe(from, max, self.finished)
+    }
+
+    pub fn ring(&self) -> Option<&Ring> {
+        self.ring.as_ref()
+    }
+
+    pub fn ring_mut(&mut self) -> Option<&mut Ring> {
+        self.ring.as_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ring::RingOptions;
+
+    #[test]
+    fn write_feeds_the_tail_and_the_ring() {
+        let opts = CaptureOptions {
+            stdout_cap: 4,
+            ring: Some(RingOptions::default()),
+            ..Default::default()
+        };
+        let mut c = Capture::new(1, &opts);
+        c.write(Stream::Stdout, b"hello");
+        c.write(Stream::Stderr, b"oops");
+        assert_eq!(c.tail(Stream::Stdout), b"ello");
+        assert_eq!(c.tail(Stream::Stderr), b"oops");
+        let info = c.info(Stream::Stdout);
+        assert_eq!(
+            info,
+            StreamInfo {
+                total: 5,
+                retained: 4,
+                truncated: true,
+                spill: SpillState::Unavailable,
+                spill_path: None
+            }
+        );
+        let read = c.ring().unwrap().observe(0, 100);
+        assert_eq!(read.meta.total, 9);
+        assert_eq!(read.segments[0].kind, ChunkKind::Stdout);
+        assert_eq!(read.segments[1].kind, ChunkKind::Stderr);
+    }
+
+    #[test]
+    fn finish_releases_held_back_bytes_and_is_idempotent() {
+        let opts = CaptureOptions {
+            ring: Some(RingOptions::default()),
+            ..Default::default()
+        };
+        let mut c = Capture::new(1, &opts);
+        c.write(Stream::Stdout, &[b'a', 0xE2]);
+        assert_eq!(c.observe(Stream::Stdout, 0, 10).data, b"a");
+        assert_eq!(c.ring().unwrap().total(), 1);
+        c.finish();
+        c.finish();
+        assert!(c.finished());
+        assert_eq!(c.observe(Stream::Stdout, 0, 10).data, [b'a', 0xE2]);
+        assert_eq!(c.ring().unwrap().total(), 2);
+        assert!(c.ring().unwrap().settled());
+    }
+
+    #[test]
+    fn no_overflow_means_no_spill() {
+        let mut c = Capture::new(1, &CaptureOptions::default());
+        c.write(Stream::Stdout, b"small");
+        c.finish();
+        assert_eq!(c.info(Stream::Stdout).spill, SpillState::None);
+        assert!(c.ring().is_none());
+    }
+}

@@ -1,0 +1,23 @@
+//! shellring-core: the output path of shellring (tail buffers, spill files, job rings, the registry).
+//!
+//! `crates/core/README.md` is the definition these modules implement; the napi-rs binding and the
+//! TypeScript fallback follow the same page, byte for byte.
+
+pub mod capture;
+pub mod error;
+pub mod options;
+pub mod reader;
+pub mod registry;
+pub mod ring;
+pub mod spill;
+pub mod tail;
+pub mod utf8;
+
+pub use capture::{Capture, Stream, StreamInfo};
+pub use error::Error;
+pub use options::CaptureOptions;
+pub use ring::{
+    ChunkKind, ReadMeta, Ring, RingOptions, RingRead, RingReadInto, RingState, Segment, SegmentLen,
+};
+pub use spill::{Spill, SpillState};
+pub use tail::{Observed, Tail};

@@ -1,0 +1,194 @@
+//! The process-global registry of captures keyed by numeric id.
+//!
+//! The map lock is held only to find a capture, and a capture's own lock only for one call, so a worker
+//! thread can write into one capture while the main thread reads another (or the same one, between
+//! writes).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+
+use crate::capture::{Capture, Stream, StreamInfo};
+use crate::error::Error;
+use crate::options::CaptureOptions;
+use crate::reader;
+use crate::ring::{ChunkKind, Ring, RingRead, RingReadInto, RingState};
+use crate::tail::Observed;
+
+type Map = HashMap<u64, Arc<Mutex<Capture>>>;
+
+/// Ids start at 1 and are never reused, so a stale id can only miss, never reach another capture.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn map() -> &'static RwLock<Map> {
+    static MAP: OnceLock<RwLock<Map>> = OnceLock::new();
+    MAP.get_or_init(|| RwLock::new(HashMap::new()))
+}
+
+// A panic caught at the binding boundary poisons the lock it held; the data behind it is still
+// consistent enough to serve other sessions, which matters more than refusing every later call.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn get(id: u64) -> Result<Arc<Mutex<Capture>>, Error> {
+    let captures = map().read().unwrap_or_else(PoisonError::into_inner);
+    captures.get(&id).cloned().ok_or(Error::UnknownCapture(id))
+}
+
+fn with<T>(id: u64, f: impl FnOnce(&mut Capture) -> T) -> Result<T, Error> {
+    let capture = get(id)?;
+    let mut guard = lock(&capture);
+    Ok(f(&mut guard))
+}
+
+fn with_ring<T>(id: u64, f: impl FnOnce(&mut Ring) -> T) -> Result<T, Error> {
+    with(id, |c| c.ring_mut().map(f))?.ok_or(Error::NoRing(id))
+}
+
+/// Creates a capture and returns its id.
+///
+/// # Errors
+///
+/// [`Error::InvalidOptions`] when the options fail [`CaptureOptions::validate`].
+pub fn create(options: CaptureOptions) -> Result<u64, Error> {
+    options.validate()?;
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let capture = Arc::new(Mutex::new(Capture::new(id, &options)));
+    map()
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id, capture);
+    Ok(id)
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn write(id: u64, stream: Stream, data: &[u8]) -> Result<(), Error> {
+    with(id, |c| c.write(stream, data))
+}
+
+/// Finishes the capture; its pipe readers stop and anything they read later is dropped.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn finish(id: u64) -> Result<(), Error> {
+    with(id, Capture::finish)?;
+    reader::stop(id);
+    Ok(())
+}
+
+/// Hands the read end of a pipe to a native reader thread that drains it into the capture's `stream`.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::Io`] when the thread cannot start;
+/// `fd` is closed in both cases.
+pub fn attach_reader(id: u64, stream: Stream, fd: std::os::fd::RawFd) -> Result<(), Error> {
+    match get(id) {
+        Ok(capture) => reader::attach(id, capture, stream, fd),
+        Err(e) => {
+            // SAFETY: the caller handed fd over; nobody else closes it.
+            unsafe { libc::close(fd) };
+            Err(e)
+        }
+    }
+}
+
+/// True when every pipe attached to the capture has reached end-of-file (or none was attached).
+pub fn readers_done(id: u64) -> bool {
+    reader::done(id)
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn info(id: u64, stream: Stream) -> Result<StreamInfo, Error> {
+    with(id, |c| c.info(stream))
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn tail(id: u64, stream: Stream) -> Result<Vec<u8>, Error> {
+    with(id, |c| c.tail(stream))
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn observe(id: u64, stream: Stream, from: u64, max: usize) -> Result<Observed, Error> {
+    with(id, |c| c.observe(stream, from, max))
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+pub fn ring_append(id: u64, kind: ChunkKind, data: &[u8], gap: bool) -> Result<(), Error> {
+    with_ring(id, |r| r.append(kind, data, gap))
+}
+
+/// A consumer read of at most `max` bytes.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+pub fn ring_read(id: u64, max: usize) -> Result<RingRead, Error> {
+    with_ring(id, |r| r.read(max))
+}
+
+/// A consumer read into `buf`.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`], [`Error::NoRing`], or [`Error::BufferTooSmall`] when `buf` cannot hold the
+/// next character.
+pub fn ring_read_into(id: u64, buf: &mut [u8]) -> Result<RingReadInto, Error> {
+    with_ring(id, |r| r.read_into(buf))?
+}
+
+/// An observer read from `from`; changes nothing.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+pub fn ring_observe(id: u64, from: u64, max: usize) -> Result<RingRead, Error> {
+    with_ring(id, |r| r.observe(from, max))
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+pub fn ring_settle(id: u64) -> Result<(), Error> {
+    with_ring(id, Ring::settle)
+}
+
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+pub fn ring_state(id: u64) -> Result<RingState, Error> {
+    with_ring(id, |r| r.state())
+}
+
+/// Removes a capture and closes its spill files (a spill already written stays on disk, complete).
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn free(id: u64) -> Result<(), Error> {
+    let capture = map()
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&id)
+        .ok_or(Error::UnknownCapture(id))?;
+    lock(&capture).finish();
+    reader::stop(id);
+    Ok(())
+}
+
+/// How many captures are live; for leak checks.
+pub fn len() -> usize {
+    map().read().unwrap_or_else(PoisonError::into_inner).len()
+}

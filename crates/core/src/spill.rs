@@ -1,0 +1,168 @@
+//! The lazy spill file of one stream: memory until the tail cap, then the whole stream on disk.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::io::IntoRawFd;
+use std::path::{Path, PathBuf};
+
+use crate::tail::Tail;
+
+/// The public view of a spill's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpillState {
+    /// The stream never outgrew its tail.
+    None,
+    /// The file holds the whole stream so far and is still open.
+    Active,
+    /// The file holds the whole stream and was closed cleanly.
+    Complete,
+    /// A spill was needed but could not be kept (no directory, cap passed, or an I/O error).
+    Unavailable,
+}
+
+impl SpillState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpillState::None => "none",
+            SpillState::Active => "active",
+            SpillState::Complete => "complete",
+            SpillState::Unavailable => "unavailable",
+        }
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    None,
+    Active { path: PathBuf, file: File },
+    Complete { path: PathBuf },
+    Unavailable,
+}
+
+/// The spill of one stream. It never returns an error: every failure turns it `Unavailable`, because a
+/// missing spill file only loses the full copy while the tail keeps working.
+#[derive(Debug)]
+pub struct Spill {
+    state: State,
+    dir: Option<PathBuf>,
+    file_name: String,
+    cap: u64,
+}
+
+impl Spill {
+    /// A spill that would create `dir/file_name` when the stream outgrows its tail, and gives up past
+    /// `cap` bytes.
+    pub fn new(dir: Option<PathBuf>, file_name: String, cap: u64) -> Self {
+        Spill {
+            state: State::None,
+            dir,
+            file_name,
+            cap,
+        }
+    }
+
+    pub fn state(&self) -> SpillState {
+        match self.state {
+            State::None => SpillState::None,
+            State::Active { .. } => SpillState::Active,
+            State::Complete { .. } => SpillState::Complete,
+            State::Unavailable => SpillState::Unavailable,
+        }
+    }
+
+    /// The file path, reported only while it holds the whole stream (active or complete).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.state {
+            State::Active { path, .. } | State::Complete { path } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Takes `data` before `tail` does, so that at the first overflow the tail still holds every earlier
+    /// byte and can back-fill the file.
+    pub fn write(&mut self, tail: &Tail, data: &[u8]) {
+        let after = tail.total() + data.len() as u64;
+        match &mut self.state {
+            State::None => {
+                if after > tail.cap() as u64 {
+                    self.start(tail, data, after);
+                }
+            }
+            State::Active { file, .. } => {
+                // Past the cap the file is dropped without writing, so it never holds a partial chunk.
+                if after > self.cap || file.write_all(data).is_err() {
+                    self.fail();
+                }
+            }
+            State::Complete { .. } | State::Unavailable => {}
+        }
+    }
+
+    fn start(&mut self, tail: &Tail, data: &[u8], after: u64) {
+        let Some(dir) = &self.dir else {
+            self.state = State::Unavailable;
+            return;
+        };
+        if after > self.cap {
+            // The file would be removed at once: never create it.
+            self.state = State::Unavailable;
+            return;
+        }
+        let path = dir.join(&self.file_name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(&path);
+        let Ok(mut file) = file else {
+            // Not ours (EEXIST) or never created: nothing to remove.
+            self.state = State::Unavailable;
+            return;
+        };
+        // Nothing was dropped yet (the tail held the whole stream until this chunk), so the window is
+        // every earlier byte.
+        let (a, b) = tail.window_slices();
+        let ok =
+            file.write_all(a).is_ok() && file.write_all(b).is_ok() && file.write_all(data).is_ok();
+        self.state = State::Active { path, file };
+        if !ok {
+            self.fail();
+        }
+    }
+
+    /// Gives up on the file: closes it and removes it if it can.
+    fn fail(&mut self) {
+        if let State::Active { path, file } = std::mem::replace(&mut self.state, State::Unavailable)
+        {
+            drop(file);
+            let _ = fs::remove_file(&path);
+        }
+    }
+
+    /// Closes the file, checking the result of `close(2)`: on some file systems a deferred write error
+    /// only shows there, and a file that may be short must never be reported complete. Idempotent.
+    pub fn finish(&mut self) {
+        if !matches!(self.state, State::Active { .. }) {
+            return;
+        }
+        let State::Active { path, file } = std::mem::replace(&mut self.state, State::Unavailable)
+        else {
+            unreachable!("checked above");
+        };
+        // A file unlinked or replaced underneath us no longer holds the stream at `path`.
+        let same = match (file.metadata(), fs::symlink_metadata(&path)) {
+            (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+            _ => false,
+        };
+        let fd = file.into_raw_fd();
+        // SAFETY: `fd` was just released by `into_raw_fd`, so nothing else owns or closes it.
+        let closed = unsafe { libc::close(fd) } == 0;
+        if same && closed {
+            self.state = State::Complete { path };
+        } else if same {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+// Executor configuration: one zod schema validates it once and fills the contract's defaults.
+import { z } from 'zod';
+
+export const MIB = 1024 * 1024;
+
+export const executorConfigSchema = z
+  .object({
+    /** Default working directory when a request names none. */
+    cwd: z.string().min(1).optional(),
+    timeoutMs: z.number().int().positive().default(120_000),
+    maxTimeoutMs: z.number().int().positive().default(600_000),
+    /** Tail cap per stream, in bytes. */
+    maxOutputBytes: z.number().int().nonnegative().default(64_000),
+    /** Largest spill file per stream, in bytes. */
+    maxSpillBytes: z.number().int().nonnegative().default(64 * MIB),
+    /** Between SIGTERM and SIGKILL. */
+    graceMs: z.number().int().nonnegative().default(3_000),
+    /** How long a settled command's pipes may stay open (a descendant holding them) before the call returns. */
+    drainMs: z.number().int().nonnegative().default(250),
+    /** Supervisor worker threads; each supervises many commands. */
+    threads: z.number().int().min(1).max(64).default(2),
+    concurrentTasksPerWorker: z.number().int().min(1).max(4096).default(256),
+    /** Where the runtime's private 0700 spill directory is created. Default: the OS temporary directory. */
+    spillRoot: z.string().min(1).optional(),
+    /** Spill bytes one session may hold on disk; a call that starts past it gets no spill file. */
+    sessionSpillQuota: z.number().int().nonnegative().default(1024 * MIB),
+    /** Keep spill files after their session closes. */
+    keepSpills: z.boolean().default(false),
+  })
+  .strict();
+
+export type ExecutorConfigInput = z.input<typeof executorConfigSchema>;
+export type ExecutorConfig = z.output<typeof executorConfigSchema>;
+
+/** Validates once; a bad field is a clear error naming the field. */
+export function parseExecutorConfig(input: ExecutorConfigInput = {}): ExecutorConfig {
+  const parsed = executorConfigSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join('.') || '(root)';
+  throw Object.assign(new Error(`invalid executor config: ${field}: ${issue.message}`), {
+    code: 'SHELLRING_INVALID_CONFIG',
+  });
+}

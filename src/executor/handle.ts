@@ -1,0 +1,101 @@
+// A started command as callers see it: live status, exit facts, observer readers, and a `done` that never rejects.
+import type { CaptureBackend } from '../capture/types.js';
+import type { KillCause } from './protocol.js';
+import type { Launch } from './launch.js';
+import { streamResult } from './stream-result.js';
+import type { ObservedReader, ProcessHandle, ProcessOutcome, ProcessStatus, StreamResult } from './types.js';
+
+const DEFAULT_OBSERVE = 64 * 1024;
+
+export class ProcessHandleImpl implements ProcessHandle {
+  readonly captureId: number;
+  readonly done: Promise<ProcessOutcome>;
+  readonly stdout: ObservedReader;
+  readonly stderr: ObservedReader;
+  #status: ProcessStatus = 'running';
+  #exitCode: number | null = null;
+  #signal: string | null = null;
+  #cause: KillCause | null = null;
+  #capture: CaptureBackend;
+  #launch: Launch | undefined;
+  #released = false;
+
+  constructor(capture: CaptureBackend, captureId: number, launch: Launch | undefined, failure?: string) {
+    this.#capture = capture;
+    this.captureId = captureId;
+    this.#launch = launch;
+    this.stdout = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, 0, from, max) };
+    this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, 1, from, max) };
+    this.done = launch ? this.#follow(launch) : Promise.resolve(this.#fail(failure ?? 'the command did not start'));
+  }
+
+  /** A command that never reached a worker: settled as killed, the reason readable once on stderr. */
+  static failed(capture: CaptureBackend, captureId: number, error: string): ProcessHandleImpl {
+    capture.write(captureId, 1, Buffer.from(`${error}\n`));
+    capture.finish(captureId);
+    return new ProcessHandleImpl(capture, captureId, undefined, error);
+  }
+
+  get status(): ProcessStatus {
+    return this.#status;
+  }
+  get exitCode(): number | null {
+    return this.#exitCode;
+  }
+  get signal(): string | null {
+    return this.#signal;
+  }
+  /** What ended the command when it was ended from outside: the first cause wins. */
+  get cause(): KillCause | null {
+    return this.#cause;
+  }
+
+  kill(): void {
+    this.#end('kill');
+  }
+
+  abort(): void {
+    this.#end('abort');
+  }
+
+  streams(): { stdout: StreamResult; stderr: StreamResult } {
+    return {
+      stdout: streamResult(this.#capture, this.captureId, 0),
+      stderr: streamResult(this.#capture, this.captureId, 1),
+    };
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#capture.free(this.captureId);
+  }
+
+  #end(cause: KillCause): void {
+    if (this.#status !== 'running' || this.#cause) return;
+    this.#cause = cause;
+    this.#launch?.kill(cause);
+  }
+
+  async #follow(launch: Launch): Promise<ProcessOutcome> {
+    const result = await launch.result;
+    if (result.kind === 'ended') {
+      this.#cause = result.cause;
+      this.#exitCode = result.exitCode;
+      this.#signal = result.signal;
+      this.#status = result.cause ? 'killed' : 'exited';
+      return { status: this.#status, exitCode: this.#exitCode, signal: this.#signal };
+    }
+    if (result.kind === 'crashed') {
+      // The worker is gone; its runner lost the lifeline and killed the command, so the pipes end soon.
+      this.#capture.finish(this.captureId);
+      return this.#fail(`the supervisor worker stopped while running the command: ${result.error}`);
+    }
+    return this.#fail(result.error);
+  }
+
+  #fail(error: string): ProcessOutcome {
+    this.#status = 'killed';
+    return { status: 'killed', exitCode: null, signal: null, error };
+  }
+}

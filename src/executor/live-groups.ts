@@ -1,0 +1,37 @@
+// Every live command of every runtime in this process, so that a host exit can kill them all synchronously.
+
+export interface LiveCommand {
+  pgid: number;
+  runnerPid: number;
+}
+
+const live = new Set<LiveCommand>();
+let hooked = false;
+
+/** Registers a command until the returned function is called. */
+export function track(command: LiveCommand): () => void {
+  if (!hooked) {
+    hooked = true;
+    // 'exit' handlers must be synchronous; process.kill is.
+    process.on('exit', () => killNow(live));
+  }
+  live.add(command);
+  return () => live.delete(command);
+}
+
+/** Kills commands now, synchronously: the group (bash and what stayed in it), then the runner, which SIGKILLs
+ * every other descendant (those that left the group) before it exits. */
+export function killNow(commands: Iterable<LiveCommand>): void {
+  for (const command of commands) {
+    signal(-command.pgid, 'SIGKILL');
+    signal(command.runnerPid, 'SIGTERM');
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // ESRCH: already gone.
+  }
+}

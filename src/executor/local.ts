@@ -1,0 +1,191 @@
+// The local executor: resolves requests, runs commands in supervisor workers, and hands out process handles.
+import { statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { Piscina } from 'piscina';
+import { loadBinding } from '../native/loader.js';
+import { runnerPath, supervisorPath } from '../native/assets.js';
+import { nativeBackend } from '../capture/native.js';
+import type { CaptureBackend } from '../capture/types.js';
+import { childEnv } from '../env/child-env.js';
+import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
+import { Launch } from './launch.js';
+import { killNow } from './live-groups.js';
+import { SpillDirs } from './spill-dirs.js';
+import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
+import { ProcessHandleImpl } from './handle.js';
+
+export class LocalExecutor {
+  readonly config: ExecutorConfig;
+  readonly spills: SpillDirs;
+  readonly #pool: Piscina;
+  readonly #capture: CaptureBackend = nativeBackend;
+  readonly #runner: string;
+  readonly #launches = new Set<Launch>();
+  readonly #bySession = new Map<string, Set<Launch>>();
+  #closed = false;
+
+  constructor(input: ExecutorConfigInput = {}) {
+    this.config = parseExecutorConfig(input);
+    // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
+    loadBinding();
+    this.#runner = runnerPath();
+    this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
+    this.#pool = new Piscina({
+      filename: supervisorPath(),
+      minThreads: this.config.threads,
+      maxThreads: this.config.threads,
+      concurrentTasksPerWorker: this.config.concurrentTasksPerWorker,
+      // 'sync' would freeze an idle worker's loop; our workers wait on timers and pipes between tasks.
+      atomics: 'disabled',
+      idleTimeout: Infinity,
+    });
+  }
+
+  /** Applies defaults and caps; throws a clear error on a bad request. */
+  resolve(request: ExecRequest): ExecSpec {
+    const { config } = this;
+    if (typeof request?.command !== 'string' || !request.command.trim()) {
+      throw invalid('invalid command: expected a non-empty string');
+    }
+    if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
+      throw invalid(`invalid timeoutMs: expected a positive number, got ${JSON.stringify(request.timeoutMs)}`);
+    }
+    if (request.workdir !== undefined && (typeof request.workdir !== 'string' || !request.workdir)) {
+      throw invalid(`invalid workdir: expected a non-empty string, got ${JSON.stringify(request.workdir)}`);
+    }
+    const stdoutMaxBytes = request.stdoutMaxBytes ?? config.maxOutputBytes;
+    if (!Number.isInteger(stdoutMaxBytes) || stdoutMaxBytes < 0) {
+      throw invalid(`invalid stdoutMaxBytes: expected a non-negative integer, got ${JSON.stringify(stdoutMaxBytes)}`);
+    }
+    const base = config.cwd ?? process.cwd();
+    return {
+      command: request.command,
+      workdir: resolvePath(base, request.workdir ?? base),
+      timeoutMs: Math.min(Math.ceil(request.timeoutMs ?? config.timeoutMs), config.maxTimeoutMs),
+      stdoutMaxBytes,
+      stderrMaxBytes: config.maxOutputBytes,
+      maxSpillBytes: config.maxSpillBytes,
+      graceMs: config.graceMs,
+      env: childEnv(process.env, request.env, request.dshEnv),
+      stdin: request.stdin,
+      signal: request.signal,
+      sessionId: request.sessionId,
+    };
+  }
+
+  /** Resolves on exit, timeout or abort; rejects only when the command could not run at all. */
+  async run(spec: ExecSpec): Promise<RunResult> {
+    if (spec.signal?.aborted) return abortedBeforeStart(spec.timeoutMs);
+    const handle = this.#launch(spec, spec.timeoutMs, false);
+    const onAbort = () => handle.abort();
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const outcome = await handle.done;
+      if (outcome.error !== undefined) {
+        throw Object.assign(new Error(outcome.error), { code: 'SHELLRING_SPAWN_FAILED' });
+      }
+      return {
+        exitCode: outcome.exitCode,
+        signal: outcome.signal,
+        timedOut: handle.cause === 'timeout',
+        aborted: handle.cause === 'abort',
+        timeoutMs: spec.timeoutMs,
+        ...handle.streams(),
+      };
+    } finally {
+      spec.signal?.removeEventListener('abort', onAbort);
+      handle.release();
+    }
+  }
+
+  /** Starts a command with no deadline and returns its handle at once; never throws for a spawn failure. */
+  start(spec: ExecSpec, options: { ring?: boolean } = {}): ProcessHandle {
+    return this.#launch(spec, null, options.ring ?? false);
+  }
+
+  /** Kills what the session still runs (descendants included) and removes its spill files. */
+  async closeSession(sessionId: string | undefined): Promise<void> {
+    const launches = this.#bySession.get(sessionId ?? '');
+    if (launches) await this.#end([...launches]);
+    this.spills.closeSession(sessionId);
+  }
+
+  /** Kills everything still running, stops the workers, removes the spill directory. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#end([...this.#launches]);
+    await this.#pool.destroy();
+    this.spills.close();
+  }
+
+  /** The worker threads, for tests that must crash one. */
+  get threads(): readonly import('node:worker_threads').Worker[] {
+    return this.#pool.threads;
+  }
+
+  #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
+    if (this.#closed) throw Object.assign(new Error('the executor is closed'), { code: 'SHELLRING_CLOSED' });
+    const used = this.spills.used(spec.sessionId);
+    const captureId = this.#capture.create({
+      stdoutCap: spec.stdoutMaxBytes,
+      stderrCap: spec.stderrMaxBytes,
+      spillDir: this.spills.dirFor(spec.sessionId),
+      spillCap: Math.max(0, Math.min(spec.maxSpillBytes, this.config.sessionSpillQuota - used)),
+      ring: ring || undefined,
+    });
+    const problem = workdirProblem(spec.workdir);
+    if (problem) return ProcessHandleImpl.failed(this.#capture, captureId, problem);
+    const launch = new Launch(this.#pool, {
+      captureId,
+      command: spec.command,
+      cwd: spec.workdir,
+      env: spec.env,
+      stdin: spec.stdin,
+      timeoutMs,
+      graceMs: spec.graceMs,
+      drainMs: this.config.drainMs,
+      runnerPath: this.#runner,
+    });
+    const key = spec.sessionId ?? '';
+    const session = this.#bySession.get(key) ?? new Set<Launch>();
+    this.#bySession.set(key, session);
+    this.#launches.add(launch);
+    session.add(launch);
+    launch.gone.then(() => {
+      this.#launches.delete(launch);
+      session.delete(launch);
+    });
+    return new ProcessHandleImpl(this.#capture, captureId, launch);
+  }
+
+  async #end(launches: Launch[]): Promise<void> {
+    // Synchronous kills first, so nothing keeps running while the lifelines are dropped.
+    killNow(launches.flatMap((launch) => (launch.live ? [launch.live] : [])));
+    await Promise.all(launches.map((launch) => withTimeout(launch.release(), 5_000)));
+  }
+}
+
+function workdirProblem(workdir: string): string | undefined {
+  try {
+    if (!statSync(workdir).isDirectory()) return `ENOTDIR: not a directory, chdir '${workdir}'`;
+  } catch (error) {
+    return (error as Error).message.replace(/, stat '/, ", chdir '");
+  }
+  return undefined;
+}
+
+function abortedBeforeStart(timeoutMs: number): RunResult {
+  const empty = { text: '', truncated: false };
+  return { exitCode: null, signal: null, timedOut: false, aborted: true, timeoutMs, stdout: empty, stderr: { ...empty } };
+}
+
+function invalid(message: string): Error {
+  return Object.assign(new Error(message), { code: 'SHELLRING_INVALID_REQUEST' });
+}
+
+async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,82 @@
+// The executor seam: requests from callers, resolved specs, results and process handles.
+import type { ObserveResult } from '../capture/types.js';
+
+export interface ExecRequest {
+  command: string;
+  workdir?: string;
+  timeoutMs?: number;
+  /** Trusted callers only: a tail cap for stdout other than the configured one. */
+  stdoutMaxBytes?: number;
+  signal?: AbortSignal;
+  /** Trusted callers only: text on the command's stdin (otherwise /dev/null). */
+  stdin?: string;
+  /** Trusted callers only: extra environment, below the managed one. */
+  env?: Record<string, string>;
+  /** The managed DSH_* environment, applied last. */
+  dshEnv?: Readonly<Record<string, string>>;
+  /** The session the call belongs to: its spill files live and die with it. */
+  sessionId?: string;
+}
+
+export interface ExecSpec {
+  command: string;
+  workdir: string;
+  timeoutMs: number;
+  stdoutMaxBytes: number;
+  stderrMaxBytes: number;
+  maxSpillBytes: number;
+  graceMs: number;
+  env: Record<string, string>;
+  stdin?: string;
+  signal?: AbortSignal;
+  sessionId?: string;
+}
+
+export interface StreamResult {
+  text: string;
+  truncated: boolean;
+  /** The whole stream, when it was truncated and the spill file is complete. */
+  spillPath?: string;
+}
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  timeoutMs: number;
+  stdout: StreamResult;
+  stderr: StreamResult;
+}
+
+export type ProcessStatus = 'running' | 'exited' | 'killed';
+
+/** What `done` resolves to; it never rejects. */
+export interface ProcessOutcome {
+  status: Exclude<ProcessStatus, 'running'>;
+  exitCode: number | null;
+  signal: string | null;
+  /** The infrastructure failure that kept the command from running, also written once to its stderr. */
+  error?: string;
+}
+
+export interface ObservedReader {
+  /** Reads by absolute offset without consuming anything. */
+  read(from: number, max?: number): ObserveResult;
+}
+
+export interface ProcessHandle {
+  readonly captureId: number;
+  readonly status: ProcessStatus;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly done: Promise<ProcessOutcome>;
+  readonly stdout: ObservedReader;
+  readonly stderr: ObservedReader;
+  /** Idempotent: TERM to the process group, KILL after the grace. */
+  kill(): void;
+  /** The streams' rendered tails and spill paths; meaningful once done. */
+  streams(): { stdout: StreamResult; stderr: StreamResult };
+  /** Frees the capture; call once the output is no longer needed. */
+  release(): void;
+}

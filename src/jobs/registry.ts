@@ -1,0 +1,296 @@
+// The job runtime: ids, ownership, limits, settlement, consuming and observing reads, notices and retention.
+import { EventEmitter } from 'node:events';
+import type { CaptureBackend } from '../capture/types.js';
+import { jobErrors, jobTexts } from './strings.js';
+import { nextJobId } from './ids.js';
+import { renderRead, statusLine } from './render.js';
+import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
+
+export interface JobRegistryOptions {
+  /** Running-or-stopping jobs one owner may hold. */
+  maxJobsPerOwner?: number;
+  /** Settled jobs kept per owner; the oldest beyond this are removed. */
+  maxSettledPerOwner?: number;
+  /** Most bytes one consuming read returns. */
+  readBytes?: number;
+  /** How often live jobs are checked for new output (observer events). */
+  pollMs?: number;
+}
+
+export interface StartJob {
+  kind: string;
+  label: string;
+  ownerId: string;
+  source: JobSource;
+  /** A foreground call waits on it: it leaves without a trace if it settles before the call's timeout. */
+  foreground?: boolean;
+}
+
+type KilledBy = 'owner' | 'person' | 'teardown';
+
+interface Job extends JobInfo {
+  source: JobSource;
+  killedBy?: KilledBy;
+  waiters: number;
+  silenced: boolean;
+  total: number;
+}
+
+export class JobError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class JobRegistry {
+  readonly #capture: CaptureBackend;
+  readonly #jobs = new Map<string, Job>();
+  readonly #events = new EventEmitter();
+  readonly #limit: number;
+  readonly #keepSettled: number;
+  readonly #readBytes: number;
+  readonly #poll: NodeJS.Timeout;
+  #notify: (notice: { sessionId: string; jobId: string; text: string }) => void = () => {};
+
+  constructor(capture: CaptureBackend, options: JobRegistryOptions = {}) {
+    this.#capture = capture;
+    this.#limit = options.maxJobsPerOwner ?? 10;
+    this.#keepSettled = options.maxSettledPerOwner ?? 20;
+    this.#readBytes = options.readBytes ?? 64_000;
+    this.#poll = setInterval(() => this.#pollOutput(), options.pollMs ?? 100);
+    this.#poll.unref();
+  }
+
+  /** Where completion notices go (the runtime routes them to the owning session). */
+  onNotice(notify: (notice: { sessionId: string; jobId: string; text: string }) => void): void {
+    this.#notify = notify;
+  }
+
+  on<T extends JobEvent['type']>(type: T, listener: (event: Extract<JobEvent, { type: T }>) => void): () => void {
+    this.#events.on(type, listener as (event: JobEvent) => void);
+    return () => this.#events.off(type, listener as (event: JobEvent) => void);
+  }
+
+  /** Whether the owner may start another job now. */
+  admits(ownerId: string): boolean {
+    return this.#active(ownerId) < this.#limit;
+  }
+
+  /** Throws the limit error when the owner holds too many live jobs. */
+  assertAdmits(ownerId: string): void {
+    if (!this.admits(ownerId)) throw new JobError(jobErrors.limit(this.#limit), 'SHELLRING_JOB_LIMIT');
+  }
+
+  /** Registers a job; throws the limit error when the owner holds too many live jobs. */
+  start(request: StartJob): JobInfo {
+    this.assertAdmits(request.ownerId);
+    const job: Job = {
+      id: nextJobId(request.kind),
+      kind: request.kind,
+      label: request.label,
+      ownerId: request.ownerId,
+      state: 'running',
+      startedAt: Date.now(),
+      foreground: request.foreground ?? false,
+      source: request.source,
+      waiters: 0,
+      silenced: false,
+      total: 0,
+    };
+    this.#jobs.set(job.id, job);
+    this.#emit({ type: 'registered', job: info(job) });
+    void request.source.settled.then((settlement) => this.#settle(job, settlement));
+    return info(job);
+  }
+
+  /** The job for an owner's tool call, or the contract's error. */
+  lookup(id: unknown, ownerId: string): JobInfo {
+    return info(this.#owned(id, ownerId));
+  }
+
+  get(id: string): JobInfo | undefined {
+    const job = this.#jobs.get(id);
+    return job && info(job);
+  }
+
+  list(ownerId?: string): JobInfo[] {
+    return [...this.#jobs.values()].filter((job) => ownerId === undefined || job.ownerId === ownerId).map(info);
+  }
+
+  /** Requests cancellation. Returns false when the job had already settled. */
+  kill(id: string, reason: string | undefined, by: KilledBy): boolean {
+    const job = this.#jobs.get(id);
+    if (!job) throw new JobError(jobErrors.unknown(id), 'SHELLRING_UNKNOWN_JOB');
+    if (job.state !== 'running') return job.state === 'stopping';
+    job.state = 'stopping';
+    job.killReason = reason?.trim() || undefined;
+    job.killedBy = by;
+    // The owner asked for it, or nobody is left to tell: no completion notice.
+    if (by !== 'person') job.silenced = true;
+    this.#emit({ type: 'stopping', job: info(job) });
+    job.source.kill();
+    return true;
+  }
+
+  /** The owner's kill through job_kill, rendered. */
+  killText(id: unknown, ownerId: string, reason?: string): string {
+    const job = this.#owned(id, ownerId);
+    if (job.state === 'running' || job.state === 'stopping') {
+      this.kill(job.id, reason, 'owner');
+      return jobTexts.killRequested(job.id);
+    }
+    return jobTexts.alreadyFinished(job.id, statusLine(job));
+  }
+
+  /** Waits up to `timeoutMs` for settlement; true when settled. A timed-out wait is not an error. */
+  async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const job = this.#jobs.get(id);
+    if (!job) return false;
+    if (settled(job.state)) return true;
+    job.waiters += 1;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      const done = await Promise.race([
+        job.source.settled.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+          onAbort = () => resolve(false);
+          signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+      // The waiting call returns the result itself, so the notice would only repeat it.
+      if (done) job.silenced = true;
+      return done;
+    } finally {
+      job.waiters -= 1;
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** One consuming read, rendered: delta text and notices, without the status line. */
+  readDelta(id: string): string {
+    const job = this.#jobs.get(id)!;
+    const read = this.#capture.ringRead(job.source.captureId, this.#readBytes);
+    const notices = settled(job.state) && read.to === read.total ? (job.source.settledNotices?.() ?? []) : [];
+    const text = renderRead(read, read.lossy ? job.source.spillPaths() : undefined, notices);
+    this.#trim(job.ownerId);
+    return text;
+  }
+
+  /** job_output's text: one consuming read, then the status line. */
+  outputText(id: string): string {
+    const job = this.#jobs.get(id)!;
+    const delta = this.readDelta(id) || jobTexts.noNewOutput;
+    return `${delta.endsWith('\n') ? delta : `${delta}\n`}${statusLine(job)}`;
+  }
+
+  /** An observer read by offset: never moves the model's cursor. */
+  follow(id: string, from: number, max = 65_536): FollowRead {
+    const job = this.#jobs.get(id);
+    if (!job) throw new JobError(jobErrors.unknown(id), 'SHELLRING_UNKNOWN_JOB');
+    return this.#capture.ringObserve(job.source.captureId, from, max);
+  }
+
+  /** Drops a job and frees its output (a foreground job that finished in time leaves this way). */
+  remove(id: string): void {
+    const job = this.#jobs.get(id);
+    if (!job) return;
+    this.#jobs.delete(id);
+    if (!settled(job.state)) {
+      job.silenced = true;
+      job.source.kill();
+      void job.source.settled.then(() => job.source.release());
+    } else {
+      job.source.release();
+    }
+    this.#emit({ type: 'removed', jobId: id, ownerId: job.ownerId });
+  }
+
+  /** Marks a foreground job as handed to the background (it was promoted). */
+  promote(id: string): void {
+    const job = this.#jobs.get(id);
+    if (job) job.foreground = false;
+  }
+
+  /** Teardown of one owner: kills its jobs without notices, waits for them, and removes them. */
+  async closeOwner(ownerId: string): Promise<void> {
+    const jobs = [...this.#jobs.values()].filter((job) => job.ownerId === ownerId);
+    for (const job of jobs) if (!settled(job.state)) this.kill(job.id, 'session closed', 'teardown');
+    for (const job of jobs) job.silenced = true;
+    await Promise.all(jobs.map((job) => job.source.settled));
+    for (const job of jobs) this.remove(job.id);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#poll);
+    const owners = new Set([...this.#jobs.values()].map((job) => job.ownerId));
+    await Promise.all([...owners].map((owner) => this.closeOwner(owner)));
+  }
+
+  #owned(id: unknown, ownerId: string): Job {
+    if (typeof id !== 'string' || !id.trim()) {
+      throw new JobError(jobErrors.invalidId(id), 'SHELLRING_INVALID_JOB_ID');
+    }
+    const job = this.#jobs.get(id);
+    if (!job) throw new JobError(jobErrors.unknown(id), 'SHELLRING_UNKNOWN_JOB');
+    if (job.ownerId !== ownerId) throw new JobError(jobErrors.foreign(id), 'SHELLRING_FOREIGN_JOB');
+    return job;
+  }
+
+  #active(ownerId: string): number {
+    let n = 0;
+    for (const job of this.#jobs.values()) if (job.ownerId === ownerId && !settled(job.state)) n += 1;
+    return n;
+  }
+
+  #settle(job: Job, settlement: JobSettlement): void {
+    if (settled(job.state)) return;
+    job.state = settlement.state;
+    job.detail = settlement.detail;
+    job.settledAt = Date.now();
+    this.#pollJob(job);
+    this.#emit({ type: 'settled', job: info(job) });
+    if (!this.#jobs.has(job.id)) return;
+    if (job.waiters > 0) job.silenced = true;
+    if (!job.silenced && !job.foreground) {
+      this.#notify({ sessionId: job.ownerId, jobId: job.id, text: jobTexts.notice(job.id, job.kind, job.label, statusLine(job)) });
+    }
+    this.#trim(job.ownerId);
+  }
+
+  /** Keeps at most `maxSettledPerOwner` settled jobs per owner, dropping the oldest. */
+  #trim(ownerId: string): void {
+    const done = [...this.#jobs.values()].filter((job) => job.ownerId === ownerId && settled(job.state) && !job.foreground);
+    done.sort((a, b) => (a.settledAt ?? 0) - (b.settledAt ?? 0));
+    for (const job of done.slice(0, Math.max(0, done.length - this.#keepSettled))) this.remove(job.id);
+  }
+
+  #pollOutput(): void {
+    for (const job of this.#jobs.values()) if (!settled(job.state)) this.#pollJob(job);
+  }
+
+  #pollJob(job: Job): void {
+    const total = this.#capture.ringState(job.source.captureId).total;
+    if (total === job.total) return;
+    job.total = total;
+    this.#emit({ type: 'output', jobId: job.id, total });
+    this.#emit({ type: 'progress', job: info(job), bytes: total });
+  }
+
+  #emit(event: JobEvent): void {
+    this.#events.emit(event.type, event);
+  }
+}
+
+function settled(state: JobState): boolean {
+  return state === 'completed' || state === 'killed' || state === 'failed';
+}
+
+function info(job: Job): JobInfo {
+  const { id, kind, label, ownerId, state, detail, killReason, startedAt, settledAt, foreground } = job;
+  return { id, kind, label, ownerId, state, detail, killReason, startedAt, settledAt, foreground };
+}

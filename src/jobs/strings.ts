@@ -1,0 +1,22 @@
+// The job tools' exact texts and errors.
+
+export const jobErrors = {
+  invalidId: (value: unknown) => `invalid job_id: expected a non-empty string, got ${JSON.stringify(value ?? '')}`,
+  unknown: (id: string) => `unknown job ${id}`,
+  foreign: (id: string) => `job ${id} belongs to another session`,
+  limit: (n: number) =>
+    `background job limit reached for this owner (limit: ${n}); use job_kill to stop an unneeded job, wait for it to finish, then retry`,
+};
+
+export const jobTexts = {
+  started: (id: string) => `started background job ${id}`,
+  noNewOutput: '(no new output)',
+  noJobs: '(no background jobs)',
+  listLine: (id: string, kind: string, status: string, label: string) => `${id} [${kind}] ${status} — ${label}`,
+  killRequested: (id: string) => `requested cancellation of job ${id}`,
+  alreadyFinished: (id: string, status: string) => `job ${id} had already finished ${status}`,
+  notice: (id: string, kind: string, label: string, status: string) =>
+    `background job ${id} (${kind}: ${label}) finished ${status}. Read its output with job_output.`,
+  promoted: (ms: number, id: string) =>
+    `[still running after ${ms}ms; moved to background job ${id}]\nThe command keeps running in the background. You will be notified when it finishes; read newer output with job_output, stop it with job_kill.`,
+};

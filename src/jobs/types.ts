@@ -1,0 +1,50 @@
+// The job runtime's vocabulary: states, sources that feed a job, and what observers see.
+import type { RingRead } from '../capture/types.js';
+
+export type JobState = 'running' | 'stopping' | 'completed' | 'killed' | 'failed';
+
+/** How a job ended, as its source reports it. */
+export interface JobSettlement {
+  state: 'completed' | 'killed' | 'failed';
+  /** `exit code: <n>`, `signal: <SIG>`, `killed before exit`, or a failure text. */
+  detail: string;
+}
+
+/** What runs behind a job: a process handle adapted by the tool that started it. */
+export interface JobSource {
+  /** The capture whose ring holds the job's output. */
+  captureId: number;
+  /** Settles once; never rejects. */
+  settled: Promise<JobSettlement>;
+  kill(): void;
+  /** Spill files that hold the whole output of each stream, where complete or still being written. */
+  spillPaths(): string[];
+  /** Extra notice lines for a read once the job has settled (sandbox facts). */
+  settledNotices?(): string[];
+  /** Frees what the source holds (its capture). */
+  release(): void;
+}
+
+export interface JobInfo {
+  id: string;
+  kind: string;
+  label: string;
+  ownerId: string;
+  state: JobState;
+  detail?: string;
+  killReason?: string;
+  startedAt: number;
+  settledAt?: number;
+  /** A foreground call is still waiting on it. */
+  foreground: boolean;
+}
+
+export type JobEvent =
+  | { type: 'registered'; job: JobInfo }
+  | { type: 'progress'; job: JobInfo; bytes: number }
+  | { type: 'output'; jobId: string; total: number }
+  | { type: 'stopping'; job: JobInfo }
+  | { type: 'settled'; job: JobInfo }
+  | { type: 'removed'; jobId: string; ownerId: string };
+
+export type FollowRead = RingRead;

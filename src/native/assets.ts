@@ -1,0 +1,24 @@
+// Locates the files shipped beside the addon: the runner executable and the compiled supervisor worker.
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { loadBinding, loadedFrom, packageRoot } from './loader.js';
+
+/** shellring-runner lives next to the .node file that loaded (platform package or local build). */
+export function runnerPath(): string {
+  loadBinding();
+  const file = path.join(path.dirname(loadedFrom()!), 'shellring-runner');
+  try {
+    accessSync(file, constants.X_OK);
+  } catch (cause) {
+    throw Object.assign(
+      new Error(`shellring: the runner executable ${file} is missing or not executable; reinstall the platform package or run \`npm run build:native\``, { cause }),
+      { code: 'SHELLRING_RUNNER_MISSING' },
+    );
+  }
+  return file;
+}
+
+/** Workers need compiled JavaScript (Node 20 cannot load .ts in a worker), so this is always the dist build. */
+export function supervisorPath(): string {
+  return path.join(packageRoot(), 'dist', 'workers', 'supervisor.js');
+}

@@ -1,0 +1,122 @@
+// The runtime every face sits on: sessions, the tool list, prompt sections, notices and the jobs observer API.
+import { EventEmitter } from 'node:events';
+import { z } from 'zod';
+import { nativeBackend } from '../capture/native.js';
+import { EnvRegistry } from '../env/registry.js';
+import { resolveDshHome } from '../env/dsh-home.js';
+import { LocalExecutor } from '../executor/local.js';
+import { JobRegistry } from '../jobs/registry.js';
+import { BashTool } from '../tools/bash.js';
+import { JOBS_PROMPT, jobToolDefinitions } from '../tools/job-tools.js';
+import type { ToolDefinition } from '../tools/tool.js';
+import { JobsView } from './jobs-view.js';
+import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
+import { Session, type SessionOptions } from './session.js';
+
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface PromptSection {
+  name: string;
+  order: number;
+  text: string;
+}
+
+export interface Notice {
+  sessionId: string;
+  jobId: string;
+  text: string;
+}
+
+export const BASH_PROMPT = 'Check the [exit code: N] marker on every bash result; investigate failures before moving on.';
+
+export class Runtime {
+  readonly env: EnvRegistry;
+  readonly executor: LocalExecutor;
+  /** For observers (a web view) and people: never moves the model's read cursor. */
+  readonly jobs: JobsView | undefined;
+  readonly #registry: JobRegistry | undefined;
+  readonly #bash: BashTool;
+  readonly #tools: ToolDefinition[];
+  readonly #listed: ListedTool[];
+  readonly #sessions = new Map<string, Session>();
+  readonly #events = new EventEmitter();
+  #closed = false;
+
+  constructor(input: RuntimeOptions = {}) {
+    const options = parseRuntimeOptions(input);
+    this.executor = new LocalExecutor(options.executor ?? {});
+    this.env = new EnvRegistry({
+      dshHome: resolveDshHome(options.dshHome),
+      locateSessionJsonl: options.locateSessionJsonl,
+    });
+    if (options.jobs !== false) {
+      this.#registry = new JobRegistry(nativeBackend, options.jobs ?? {});
+      this.#registry.onNotice((notice) => {
+        const session = this.#sessions.get(notice.sessionId);
+        if (session && !session.closed) this.#events.emit('notice', notice);
+      });
+      this.jobs = new JobsView(this.#registry);
+    }
+    this.#bash = new BashTool({
+      executor: this.executor,
+      capture: nativeBackend,
+      env: this.env,
+      jobs: this.#registry,
+      config: { enableRunInBackground: options.enableRunInBackground, promoteOnTimeout: options.promoteOnTimeout },
+    });
+    this.#tools = [this.#bash.definition, ...(this.#registry ? jobToolDefinitions() : [])];
+    // Computed once: the same configuration always lists the same bytes, so a model's prompt cache keeps hitting.
+    this.#listed = this.#tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: z.toJSONSchema(tool.schema) as Record<string, unknown>,
+    }));
+  }
+
+  /** Opens (or returns the open) agent session with this id. */
+  session(options: SessionOptions): Session {
+    if (this.#closed) throw Object.assign(new Error('the runtime is closed'), { code: 'SHELLRING_CLOSED' });
+    const existing = this.#sessions.get(options.id);
+    if (existing && !existing.closed) return existing;
+    const session = new Session(options, {
+      bash: this.#bash,
+      jobs: this.#registry,
+      executor: this.executor,
+      forget: () => this.#sessions.delete(options.id),
+    });
+    this.#sessions.set(options.id, session);
+    return session;
+  }
+
+  listTools(): ListedTool[] {
+    return structuredClone(this.#listed);
+  }
+
+  promptSections(): PromptSection[] {
+    const sections = [{ name: 'tool:bash', order: 1000, text: BASH_PROMPT }];
+    if (this.#registry) sections.push({ name: 'tool:jobs', order: 1010, text: JOBS_PROMPT });
+    return sections;
+  }
+
+  on(event: 'notice', listener: (notice: Notice) => void): () => void {
+    this.#events.on(event, listener);
+    return () => this.#events.off(event, listener);
+  }
+
+  /** Closes every session (their jobs end without notices), stops the workers; nothing is left running. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#sessions.values()].map((session) => session.close()));
+    await this.#registry?.close();
+    await this.executor.close();
+  }
+}
+
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  return new Runtime(options);
+}

@@ -1,0 +1,29 @@
+// Adapts a bash process handle into a job source: settlement facts, kill, and the spill files behind its output.
+import type { CaptureBackend } from '../capture/types.js';
+import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
+import type { JobSettlement, JobSource } from '../jobs/types.js';
+
+export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend): JobSource {
+  return {
+    captureId: handle.captureId,
+    settled: handle.done.then(settlement),
+    kill: () => handle.kill(),
+    spillPaths: () =>
+      ([0, 1] as const).flatMap((stream) => {
+        const info = capture.info(handle.captureId, stream);
+        return (info.spill === 'active' || info.spill === 'complete') && info.spillPath ? [info.spillPath] : [];
+      }),
+    release: () => handle.release(),
+  };
+}
+
+function settlement(outcome: ProcessOutcome): JobSettlement {
+  if (outcome.error !== undefined) return { state: 'failed', detail: outcome.error };
+  const detail =
+    outcome.signal !== null
+      ? `signal: ${outcome.signal}`
+      : outcome.exitCode !== null
+        ? `exit code: ${outcome.exitCode}`
+        : 'killed before exit';
+  return { state: outcome.status === 'killed' ? 'killed' : 'completed', detail };
+}

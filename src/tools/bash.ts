@@ -1,0 +1,186 @@
+// The bash tool: validation, background and escalation policy, request assembly, foreground runs and job hand-off.
+import { resolve as resolvePath } from 'node:path';
+import type { CaptureBackend } from '../capture/types.js';
+import type { EnvRegistry } from '../env/registry.js';
+import type { LocalExecutor } from '../executor/local.js';
+import type { ExecSpec, ProcessHandle } from '../executor/types.js';
+import type { JobRegistry } from '../jobs/registry.js';
+import { jobTexts } from '../jobs/strings.js';
+import { bashToolErrors } from './strings.js';
+import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
+import { bashDescription } from './bash-description.js';
+import { bashJobSource } from './bash-job-source.js';
+import { renderForeground, type ForegroundFacts } from './render.js';
+import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
+
+export interface BashToolConfig {
+  enableRunInBackground: boolean;
+  promoteOnTimeout: boolean;
+}
+
+export interface BashToolDeps {
+  executor: LocalExecutor;
+  capture: CaptureBackend;
+  env: EnvRegistry;
+  jobs?: JobRegistry;
+  config: BashToolConfig;
+}
+
+/** A person stopping a foreground command without giving a reason. */
+export const DEFAULT_STOP_REASON = 'cancelled by the user';
+
+export class BashTool {
+  readonly definition: ToolDefinition;
+  readonly #deps: BashToolDeps;
+  readonly #schema: ReturnType<typeof bashArgsSchema>;
+  readonly #background: boolean;
+  readonly #promotes: boolean;
+
+  constructor(deps: BashToolDeps) {
+    this.#deps = deps;
+    this.#background = deps.config.enableRunInBackground && deps.jobs !== undefined;
+    this.#promotes = this.#background && deps.config.promoteOnTimeout;
+    const options = { background: this.#background, promotes: this.#promotes, sandbox: false };
+    this.#schema = bashArgsSchema(options);
+    this.definition = { name: 'bash', description: bashDescription(options), schema: this.#schema };
+  }
+
+  async call(input: unknown, context: CallContext): Promise<ToolResult> {
+    try {
+      const args = parseBashArgs(this.#schema, input);
+      this.#checkPolicy(args);
+      if (context.signal?.aborted) throw new ToolError(bashToolErrors.aborted);
+      const spec = this.#spec(args, context);
+      if (args.run_in_background) return this.#background_(args, spec, context);
+      return await this.#foreground(args, spec, context);
+    } catch (error) {
+      return errorResult(error);
+    }
+  }
+
+  #checkPolicy(args: BashArgs): void {
+    const justified = args.justification !== undefined && args.justification.trim() !== '';
+    if (args.sandbox_permissions === undefined && justified) throw new ToolError(bashToolErrors.justificationAlone);
+    if (args.sandbox_permissions !== undefined) throw new ToolError(bashToolErrors.noSandbox);
+    if (args.run_in_background) {
+      if (!this.#deps.config.enableRunInBackground) throw new ToolError(bashToolErrors.backgroundDisabled);
+      if (!this.#deps.jobs) throw new ToolError(bashToolErrors.backgroundUnavailable);
+    }
+  }
+
+  #spec(args: BashArgs, context: CallContext): ExecSpec {
+    const dshEnv = this.#deps.env.collect({
+      sessionId: context.sessionId,
+      callId: context.callId,
+      toolName: 'bash',
+      cwd: context.cwd,
+    });
+    // Only named fields reach the executor: a model's `env` or `stdin` keys never do.
+    return this.#deps.executor.resolve({
+      command: args.command,
+      workdir: resolvePath(context.cwd, args.workdir ?? '.'),
+      timeoutMs: args.timeoutMs,
+      dshEnv,
+      sessionId: context.sessionId,
+    });
+  }
+
+  #background_(args: BashArgs, spec: ExecSpec, context: CallContext): ToolResult {
+    const jobs = this.#deps.jobs!;
+    jobs.assertAdmits(context.sessionId);
+    const handle = this.#deps.executor.start(spec, { ring: true });
+    const job = jobs.start({
+      kind: 'bash',
+      label: args.description.trim(),
+      ownerId: context.sessionId,
+      source: bashJobSource(handle, this.#deps.capture),
+    });
+    return textResult(jobTexts.started(job.id), { kind: 'background', jobId: job.id });
+  }
+
+  async #foreground(args: BashArgs, spec: ExecSpec, context: CallContext): Promise<ToolResult> {
+    const jobs = this.#deps.jobs;
+    if (!this.#promotes || !jobs || !jobs.admits(context.sessionId)) return this.#deadline(spec, context);
+    const handle = this.#deps.executor.start(spec, { ring: true });
+    const job = jobs.start({
+      kind: 'bash',
+      label: args.description.trim(),
+      ownerId: context.sessionId,
+      source: bashJobSource(handle, this.#deps.capture),
+      foreground: true,
+    });
+    const ended = await waitFor(handle, spec.timeoutMs, context.signal);
+    if (ended === 'aborted') {
+      jobs.kill(job.id, bashToolErrors.aborted, 'teardown');
+      await handle.done;
+      jobs.remove(job.id);
+      throw new ToolError(bashToolErrors.aborted);
+    }
+    if (ended === 'timeout') {
+      jobs.promote(job.id);
+      const seen = jobs.readDelta(job.id);
+      const output = seen === '' || seen.endsWith('\n') ? seen : `${seen}\n`;
+      return textResult(`${output}${jobTexts.promoted(spec.timeoutMs, job.id)}`, {
+        kind: 'promoted',
+        jobId: job.id,
+        timeoutMs: spec.timeoutMs,
+        output: seen,
+      });
+    }
+    const outcome = await handle.done;
+    const stoppedBy = jobs.get(job.id);
+    const stopped = handle.status === 'killed' && stoppedBy?.killReason ? stoppedBy.killReason : undefined;
+    const facts: ForegroundFacts = {
+      exitCode: outcome.exitCode,
+      signal: outcome.signal,
+      timedOut: false,
+      timeoutMs: spec.timeoutMs,
+      ...(stopped !== undefined ? { stopped } : {}),
+      ...handle.streams(),
+    };
+    jobs.remove(job.id);
+    if (outcome.error !== undefined) throw new ToolError(outcome.error);
+    return foregroundResult(facts);
+  }
+
+  /** No job behind the call: the executor's deadline kills the command at its timeout. */
+  async #deadline(spec: ExecSpec, context: CallContext): Promise<ToolResult> {
+    let result;
+    try {
+      result = await this.#deps.executor.run({ ...spec, signal: context.signal });
+    } catch (error) {
+      throw new ToolError((error as Error).message);
+    }
+    if (result.aborted) throw new ToolError(bashToolErrors.aborted);
+    return foregroundResult(result);
+  }
+}
+
+function foregroundResult(facts: ForegroundFacts): ToolResult {
+  return textResult(renderForeground(facts), {
+    kind: 'foreground',
+    exitCode: facts.exitCode,
+    signal: facts.signal,
+    timedOut: facts.timedOut,
+    aborted: false,
+    ...(facts.stopped !== undefined ? { stopped: facts.stopped } : {}),
+    timeoutMs: facts.timeoutMs,
+    stdout: facts.stdout,
+    stderr: facts.stderr,
+    ...(facts.sandbox ? { sandbox: facts.sandbox } : {}),
+  });
+}
+
+function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted'> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish('timeout'), timeoutMs);
+    const onAbort = () => finish('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void handle.done.then(() => finish('done'));
+    function finish(how: 'done' | 'timeout' | 'aborted') {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(how);
+    }
+  });
+}

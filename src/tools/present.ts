@@ -1,0 +1,34 @@
+// Pure, replay-safe presentation of bash calls and results for a UI: terminal cards and console blocks.
+import { parseExitStatus } from './exit-status.js';
+import type { ToolResult } from './tool.js';
+
+export type CallCard =
+  | { type: 'terminal'; title: string; description?: string; cwd?: string }
+  | { type: 'generic'; title: string; description?: string };
+
+export type ResultCard =
+  | { type: 'terminal'; output: string; exitCode: number | null }
+  | { type: 'terminal'; output: string; signal: string }
+  | { type: 'console'; text: string };
+
+export function presentCall(args: { command?: unknown; description?: unknown; workdir?: unknown; run_in_background?: unknown }): CallCard {
+  const title = typeof args.command === 'string' ? args.command : '';
+  const description = typeof args.description === 'string' ? args.description : undefined;
+  if (args.run_in_background === true) return { type: 'generic', title, description };
+  const cwd = typeof args.workdir === 'string' ? args.workdir : undefined;
+  return { type: 'terminal', title, description, ...(cwd ? { cwd } : {}) };
+}
+
+export function presentResult(result: ToolResult): ResultCard {
+  const text = result.content.map((part) => part.text).join('');
+  const kind = result.structuredContent?.kind;
+  if (result.isError || kind !== 'foreground') return { type: 'console', text: fence(text) };
+  return { type: 'terminal', ...parseExitStatus(text) };
+}
+
+/** A fenced block whose fence is longer than any backtick run inside, so the text cannot close it. */
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}console\n${text}\n${ticks}`;
+}

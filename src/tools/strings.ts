@@ -1,0 +1,20 @@
+// The bash tool's exact error messages (rendered `Error: <message>`).
+
+export const bashToolErrors = {
+  justificationAlone: 'invalid escalation: justification is only valid together with sandbox_permissions',
+  needsJustification: 'invalid escalation: sandbox_permissions requires a justification',
+  blankJustification: 'invalid justification: expected a non-empty sentence',
+  backgroundDisabled: 'run_in_background is disabled for this deployment (enableRunInBackground: false)',
+  backgroundUnavailable: 'background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs',
+  noSandbox: 'sandbox_permissions is not available in this composition (no sandboxing executor to escalate)',
+  notWider: (requested: string, effective: string) =>
+    `sandbox escalation to "${requested}" is not strictly wider than this call's current "${effective}" mode`,
+  noApprovalService: (mode: string) =>
+    `sandbox escalation to "${mode}" requires approval, but no approval service is composed`,
+  noAgent: (mode: string) => `sandbox escalation to "${mode}" requires approval, but the call has no agent to route it through`,
+  approvalUnavailable: (mode: string) =>
+    `sandbox escalation to "${mode}" requires approval, but no approval channel is available`,
+  rejected: (mode: string) => `the user rejected escalating this command to "${mode}"`,
+  cancelled: (mode: string) => `approval for escalating to "${mode}" was cancelled`,
+  aborted: 'tool call aborted',
+};

@@ -1,0 +1,35 @@
+// What every tool shares: its definition, the call context, and the result shape (text content + typed value).
+import type { z } from 'zod';
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+}
+
+export interface CallContext {
+  sessionId: string;
+  cwd: string;
+  signal?: AbortSignal;
+  callId?: string;
+}
+
+export interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+}
+
+/** A refusal or failure the model reads as `Error: <message>`. */
+export class ToolError extends Error {}
+
+export function textResult(text: string, structuredContent?: object): ToolResult {
+  const result: ToolResult = { content: [{ type: 'text', text }] };
+  if (structuredContent) result.structuredContent = structuredContent as Record<string, unknown>;
+  return result;
+}
+
+export function errorResult(error: unknown): ToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true };
+}

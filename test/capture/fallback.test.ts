@@ -1,0 +1,524 @@
+// Unit tests of the TypeScript capture backend, one README rule (crates/core/README.md) per test.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fallbackBackend as backend } from '../../src/capture/fallback/index.js';
+import { Ring } from '../../src/capture/fallback/ring.js';
+import { Tail } from '../../src/capture/fallback/tail.js';
+import {
+  boundaryCut,
+  incompleteTailStart,
+  isContinuation,
+  sequenceLength,
+  startSkip,
+} from '../../src/capture/fallback/utf8.js';
+
+const b = (...bytes: number[]): Buffer => Buffer.from(bytes);
+const t = (text: string): Buffer => Buffer.from(text, 'utf8');
+const EURO = t('€'); // E2 82 AC
+const GRIN = t('😀'); // F0 9F 98 80
+
+describe('registry', () => {
+  // First in the file: this module instance has created nothing yet.
+  it('numbers captures from 1 and never reuses an id', () => {
+    const first = backend.create();
+    expect(first).toBe(1);
+    backend.free(first);
+    const second = backend.create();
+    expect(second).toBe(2);
+    backend.free(second);
+  });
+
+  it('rejects an unknown id with a coded error, also after free', () => {
+    const id = backend.create();
+    backend.free(id);
+    const calls: (() => unknown)[] = [
+      () => backend.write(id, 0, t('x')),
+      () => backend.info(id, 0),
+      () => backend.tail(id, 1),
+      () => backend.observe(id, 0, 0, 10),
+      () => backend.finish(id),
+      () => backend.ringRead(id, 10),
+      () => backend.free(id),
+    ];
+    for (const call of calls) {
+      let thrown: unknown;
+      try {
+        call();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(Error);
+      expect((thrown as Error).message).toBe(`unknown capture ${id}`);
+      expect((thrown as { code?: string }).code).toBe('SHELLRING_UNKNOWN_CAPTURE');
+    }
+    expect(() => backend.info(987654, 0)).toThrowError('unknown capture 987654');
+  });
+
+  it('reports its kind', () => {
+    expect(backend.kind).toBe('fallback');
+  });
+});
+
+describe('UTF-8 rules', () => {
+  it('recognizes continuation bytes', () => {
+    expect(isContinuation(0x80)).toBe(true);
+    expect(isContinuation(0xbf)).toBe(true);
+    expect(isContinuation(0x7f)).toBe(false);
+    expect(isContinuation(0xc0)).toBe(false);
+  });
+
+  it('derives the sequence length from a lead byte, lone bytes counting 1', () => {
+    expect([0x41, 0xc3, 0xe2, 0xf0, 0x80, 0xbf, 0xf8, 0xff].map(sequenceLength)).toEqual([1, 2, 3, 4, 1, 1, 1, 1]);
+  });
+
+  it('finds the incomplete tail among the last three bytes only', () => {
+    expect(incompleteTailStart(b())).toBe(0);
+    expect(incompleteTailStart(t('a€'))).toBe(4);
+    expect(incompleteTailStart(b(0x61, 0xe2))).toBe(1);
+    expect(incompleteTailStart(b(0x61, 0xe2, 0x82))).toBe(1);
+    expect(incompleteTailStart(b(0x61, 0xf0, 0x9f, 0x98))).toBe(1);
+    expect(incompleteTailStart(b(0xf0, 0x80, 0x80, 0x80))).toBe(4);
+    expect(incompleteTailStart(b(0x61, 0x80))).toBe(2);
+    expect(incompleteTailStart(b(0x61, 0xf8))).toBe(2);
+    // A 2-byte lead followed by its continuation is complete.
+    expect(incompleteTailStart(b(0xc3, 0xa9))).toBe(2);
+  });
+
+  it('cuts back to the start of a character, forward only when none fits, three steps at most', () => {
+    const s = t('a€b'); // 61 E2 82 AC 62
+    expect([1, 2, 3, 4].map((max) => boundaryCut(s, max))).toEqual([1, 1, 1, 4]);
+    expect(boundaryCut(t('😀z'), 1)).toBe(4);
+    expect(boundaryCut(t('😀z'), 3)).toBe(4);
+    expect(boundaryCut(t('€€'), 2)).toBe(3);
+    expect(boundaryCut(b(0x61, 0x80, 0x80, 0x80, 0x80, 0x80, 0x62), 5)).toBe(2);
+    expect(boundaryCut(b(0x80, 0x80, 0x80, 0x80, 0x80, 0x80), 1)).toBe(4);
+    expect(boundaryCut(b(0x80, 0x80, 0x80), 1)).toBe(3);
+  });
+
+  it('skips at most three leading continuation bytes', () => {
+    expect(startSkip(b())).toBe(0);
+    expect(startSkip(b(0x82, 0xac, 0x78))).toBe(2);
+    expect(startSkip(b(0x80, 0x80, 0x80, 0x80))).toBe(3);
+    expect(startSkip(b(0x41, 0x80))).toBe(0);
+  });
+});
+
+describe('tail', () => {
+  it('keeps everything up to the cap, and exactly cap bytes are not dropped', () => {
+    const tail = new Tail(4);
+    tail.write(t('ab'));
+    tail.write(t('cd'));
+    expect(tail.window()).toEqual(t('abcd'));
+    expect(tail.dropped()).toBe(false);
+    tail.write(t('e'));
+    expect(tail.dropped()).toBe(true);
+    expect(tail.window()).toEqual(t('bcde'));
+    expect(tail.total).toBe(5);
+  });
+
+  it('wraps around its buffer for many small writes', () => {
+    const tail = new Tail(5);
+    let all = '';
+    for (let i = 0; i < 50; i++) {
+      const piece = String.fromCharCode(97 + (i % 26)).repeat(1 + (i % 3));
+      all += piece;
+      tail.write(t(piece));
+      expect(tail.window().toString()).toBe(all.slice(-5));
+    }
+    expect(tail.total).toBe(all.length);
+  });
+
+  it('takes only the last cap bytes of a chunk longer than the cap', () => {
+    const tail = new Tail(4);
+    tail.write(t('xy'));
+    tail.write(t('0123456789'));
+    expect(tail.window()).toEqual(t('6789'));
+    expect(tail.total).toBe(12);
+    expect(tail.windowStart()).toBe(8);
+  });
+
+  it('with cap 0 keeps nothing but counts every byte', () => {
+    const tail = new Tail(0);
+    tail.write(t('hello'));
+    expect(tail.window()).toEqual(b());
+    expect(tail.dropped()).toBe(true);
+    expect(tail.windowStart()).toBe(5);
+    expect(tail.observe(0, 10, false)).toEqual({ data: b(), from: 5, next: 5, lossy: true });
+  });
+
+  it('applies the start skip only once bytes were dropped', () => {
+    const fresh = new Tail(8);
+    fresh.write(b(0x80, 0x80, 0x61));
+    expect(fresh.window()).toEqual(b(0x80, 0x80, 0x61));
+    const tail = new Tail(4);
+    tail.write(t('ab€')); // holds 62 E2 82 AC
+    expect(tail.window()).toEqual(t('b€'));
+    tail.write(t('y')); // holds E2 82 AC 79: starts at a lead
+    expect(tail.window()).toEqual(t('€y'));
+    tail.write(t('z')); // holds 82 AC 79 7A: skip 2
+    expect(tail.window()).toEqual(t('yz'));
+    expect(tail.windowStart()).toBe(tail.total - 2);
+  });
+
+  it('observes by absolute offset: lossy before the window, clamped to the total', () => {
+    const tail = new Tail(8);
+    tail.write(t('hello world'));
+    expect(tail.observe(0, 100, false)).toEqual({ data: t('lo world'), from: 3, next: 11, lossy: true });
+    expect(tail.observe(5, 100, false)).toEqual({ data: t(' world'), from: 5, next: 11, lossy: false });
+    expect(tail.observe(99, 3, false)).toEqual({ data: b(), from: 11, next: 11, lossy: false });
+    expect(tail.window()).toEqual(t('lo world'));
+  });
+
+  it('holds back an incomplete sequence until finished', () => {
+    const tail = new Tail(16);
+    tail.write(t('ab'));
+    tail.write(EURO.subarray(0, 2));
+    expect(tail.observe(0, 100, false)).toEqual({ data: t('ab'), from: 0, next: 2, lossy: false });
+    expect(tail.observe(0, 100, true).data).toEqual(Buffer.concat([t('ab'), EURO.subarray(0, 2)]));
+    tail.write(EURO.subarray(2));
+    expect(tail.observe(2, 100, false).data).toEqual(EURO);
+  });
+
+  it('cuts an observe at a character boundary, moving forward when nothing fits', () => {
+    const tail = new Tail(16);
+    tail.write(t('a😀b'));
+    expect(tail.observe(0, 3, false).data).toEqual(t('a'));
+    expect(tail.observe(1, 1, false).data).toEqual(GRIN);
+    expect(tail.observe(1, 5, false).data).toEqual(t('😀b'));
+  });
+});
+
+describe('ring', () => {
+  const texts = (ring: Ring, from: number, max: number) =>
+    ring.slice(from, max).segments.map((s) => [s.kind, s.gap, s.data.toString('latin1')]);
+
+  it('stores chunks at absolute offsets and holds back an incomplete tail per kind', () => {
+    const ring = new Ring(1000, 100);
+    ring.append('stdout', t('a'), false);
+    ring.append('stdout', EURO.subarray(0, 1), false);
+    ring.append('stderr', t('e'), false);
+    ring.append('stdout', EURO.subarray(1), false);
+    expect(ring.total).toBe(5);
+    const read = ring.slice(0, 100);
+    expect(read.segments.map((s) => [s.kind, s.data])).toEqual([
+      ['stdout', t('a')],
+      ['stderr', t('e')],
+      ['stdout', EURO],
+    ]);
+  });
+
+  it('stores log chunks as given, even incomplete', () => {
+    const ring = new Ring(1000, 100);
+    ring.append('log', EURO.subarray(0, 2), false);
+    expect(ring.total).toBe(2);
+    expect(ring.slice(0, 10).segments[0]!.data).toEqual(EURO.subarray(0, 2));
+  });
+
+  it('puts a gap with nothing to store on the next stored chunk of the same kind', () => {
+    const ring = new Ring(1000, 100);
+    ring.append('stdout', b(), true);
+    ring.append('stderr', t('x'), false);
+    ring.append('stdout', GRIN.subarray(0, 2), false);
+    ring.append('stdout', GRIN.subarray(2), false);
+    ring.append('log', b(), true);
+    ring.append('log', t('L'), false);
+    expect(texts(ring, 0, 100)).toEqual([
+      ['stderr', false, 'x'],
+      ['stdout', true, GRIN.toString('latin1')],
+      ['log', true, 'L'],
+    ]);
+  });
+
+  it('evicts whole head chunks, then trims a single chunk to its last limit bytes with the start skip', () => {
+    const ring = new Ring(4, 2);
+    ring.append('stdout', t('ab'), false);
+    ring.append('stdout', t('cd'), false);
+    ring.append('stdout', t('e'), false);
+    expect(ring.state()).toMatchObject({ total: 5, earliest: 2, retained: 3 });
+    ring.append('stderr', t('x€'), false); // 4 bytes alone: the head chunks go
+    expect(ring.state()).toMatchObject({ total: 9, earliest: 5, retained: 4 });
+    ring.append('log', t('12€'), false); // one chunk of 5 > 4: keep "2€"
+    expect(ring.state()).toMatchObject({ total: 14, earliest: 10, retained: 4 });
+    ring.append('log', t('€€'), false); // 6 > 4 alone: last 4 are 82 AC E2 82 AC minus... skip 1
+    expect(texts(ring, 0, 100)).toEqual([['log', false, t('€').toString('latin1')]]);
+    expect(ring.state()).toMatchObject({ total: 20, earliest: 17, retained: 3 });
+  });
+
+  it('trims an oversized chunk that completes a carry to the right bytes', () => {
+    const ring = new Ring(3, 3);
+    ring.append('stdout', EURO.subarray(0, 1), false);
+    ring.append('stdout', Buffer.concat([EURO.subarray(1), t('ab')]), false); // E2 82 AC a b: keeps AC a b, skips 1
+    expect(texts(ring, 0, 100)).toEqual([['stdout', false, 'ab']]);
+    expect(ring.state()).toMatchObject({ total: 5, earliest: 3, retained: 2 });
+  });
+
+  it('drops a chunk that the start skip empties, so the ring reads as empty at its total', () => {
+    const ring = new Ring(2, 2);
+    ring.append('log', t('x'), false);
+    ring.append('log', t('y€'), true); // keeps 82 AC: nothing after the skip
+    expect(ring.state()).toMatchObject({ total: 5, earliest: 5, retained: 0 });
+    expect(ring.slice(0, 10)).toMatchObject({ segments: [], from: 5, to: 5, lossy: true });
+  });
+
+  it('reads into a bounded buffer without passing it, failing when not one character fits', () => {
+    const ring = new Ring(100, 10);
+    ring.append('stdout', t('a'), false);
+    ring.append('stdout', GRIN, false);
+    expect(ring.readInto(3)).toMatchObject({ bytes: 1, to: 1 });
+    expect(() => ring.readInto(3)).toThrowError('buffer of 3 bytes cannot hold the next character (4 bytes)');
+    expect(ring.consumer).toBe(1);
+    expect(ring.readInto(0)).toMatchObject({ bytes: 0, to: 1 });
+    expect(ring.readInto(4)).toMatchObject({ bytes: 4, to: 5 });
+  });
+
+  it('settles by flushing carries, stdout first, and still accepts appends', () => {
+    const ring = new Ring(1000, 100);
+    ring.append('stderr', EURO.subarray(0, 1), false);
+    ring.append('stdout', EURO.subarray(0, 2), true);
+    ring.settle();
+    ring.settle();
+    expect(texts(ring, 0, 100)).toEqual([
+      ['stdout', true, EURO.subarray(0, 2).toString('latin1')],
+      ['stderr', false, EURO.subarray(0, 1).toString('latin1')],
+    ]);
+    ring.append('log', t('late'), false);
+    expect(ring.state()).toMatchObject({ total: 7, settled: true });
+  });
+
+  it('reads whole chunks, cuts the one that does not fit, and stops after a cut', () => {
+    const ring = new Ring(1000, 100);
+    ring.append('stdout', t('ab'), false);
+    ring.append('log', t('c€'), true);
+    ring.append('stdout', t('d'), false);
+    expect(texts(ring, 0, 4)).toEqual([
+      ['stdout', false, 'ab'],
+      ['log', true, 'c'],
+    ]);
+    const read = ring.slice(0, 4);
+    expect([read.from, read.to, read.lossy]).toEqual([0, 3, false]);
+    // Starting inside a chunk: no gap on that segment.
+    expect(texts(ring, 3, 100)).toEqual([
+      ['log', false, EURO.toString('latin1')],
+      ['stdout', false, 'd'],
+    ]);
+    // Not one character fits: the cut moves forward.
+    expect(texts(ring, 3, 1)).toEqual([['log', false, EURO.toString('latin1')]]);
+  });
+
+  it('reports lossy reads from before the earliest byte and clamps to the total', () => {
+    const ring = new Ring(3, 3);
+    ring.append('stdout', t('abc'), false);
+    ring.append('stdout', t('def'), false);
+    const read = ring.slice(1, 100);
+    expect([read.from, read.to, read.lossy]).toEqual([3, 6, true]);
+    const past = ring.slice(50, 100);
+    expect([past.from, past.to, past.lossy, past.segments.length]).toEqual([6, 6, false, 0]);
+  });
+
+  it('moves the consumer cursor, and the read reaching the end of a settled ring switches to the settled limit', () => {
+    const ring = new Ring(100, 4);
+    ring.append('stdout', t('0123456789'), false);
+    expect(ring.read(3).to).toBe(3);
+    expect(ring.slice(0, 100).to).toBe(10);
+    expect(ring.state()).toMatchObject({ consumer: 3, terminalRead: false, retained: 10 });
+    ring.settle();
+    ring.read(5);
+    expect(ring.state()).toMatchObject({ consumer: 8, terminalRead: false, retained: 10 });
+    ring.read(5);
+    expect(ring.state()).toMatchObject({ consumer: 10, terminalRead: true, retained: 4, earliest: 6 });
+  });
+});
+
+describe('capture', () => {
+  it('reports info per stream from the tail and the spill', () => {
+    const id = backend.create({ stdoutCap: 4 });
+    backend.write(id, 0, t('ab'));
+    expect(backend.info(id, 0)).toEqual({ total: 2, retained: 2, truncated: false, spill: 'none' });
+    backend.write(id, 0, t('€')); // keeps 62 E2 82 AC
+    expect(backend.info(id, 0)).toEqual({ total: 5, retained: 4, truncated: true, spill: 'unavailable' });
+    backend.write(id, 0, t('cd')); // keeps 82 AC 63 64: the start skip leaves 2
+    expect(backend.info(id, 0)).toEqual({ total: 7, retained: 2, truncated: true, spill: 'unavailable' });
+    expect(backend.tail(id, 0)).toEqual(t('cd'));
+    expect(backend.info(id, 1)).toEqual({ total: 0, retained: 0, truncated: false, spill: 'none' });
+    backend.free(id);
+  });
+
+  it('uses a 64000-byte cap per stream by default', () => {
+    const id = backend.create();
+    backend.write(id, 1, Buffer.alloc(64000, 0x61));
+    expect(backend.info(id, 1)).toMatchObject({ total: 64000, truncated: false, spill: 'none' });
+    backend.write(id, 1, t('b'));
+    expect(backend.info(id, 1)).toMatchObject({ total: 64001, retained: 64000, truncated: true });
+    backend.free(id);
+  });
+
+  it('observes the unfinished stream without its incomplete tail, then all of it once finished', () => {
+    const id = backend.create();
+    backend.write(id, 0, GRIN.subarray(0, 3));
+    expect(backend.observe(id, 0, 0, 100).data).toEqual(b());
+    backend.finish(id);
+    backend.finish(id);
+    expect(backend.observe(id, 0, 0, 100).data).toEqual(GRIN.subarray(0, 3));
+    backend.free(id);
+  });
+
+  it('has no ring unless asked, and feeds writes into the ring when it has one', () => {
+    const plain = backend.create();
+    expect(() => backend.ringState(plain)).toThrowError(`capture ${plain} has no ring`);
+    backend.free(plain);
+    const id = backend.create({ ring: true });
+    backend.write(id, 0, t('out'));
+    backend.write(id, 1, EURO.subarray(0, 1));
+    backend.ringAppend(id, 'log', t('log'), true);
+    backend.finish(id);
+    const read = backend.ringRead(id, 100);
+    expect(read.segments.map((s) => [s.kind, s.gap, s.data.toString('latin1')])).toEqual([
+      ['stdout', false, 'out'],
+      ['log', true, 'log'],
+      ['stderr', false, '\xe2'],
+    ]);
+    expect(read).toMatchObject({ from: 0, to: 7, lossy: false, total: 7, earliest: 0, settled: true });
+    expect(backend.ringState(id)).toEqual({
+      total: 7,
+      earliest: 0,
+      consumer: 7,
+      settled: true,
+      terminalRead: true,
+      retained: 7,
+    });
+    backend.free(id);
+  });
+
+  it('defaults the ring to 262144 live and 16384 settled bytes', () => {
+    const id = backend.create({ ring: {} });
+    backend.write(id, 0, Buffer.alloc(300000, 0x61));
+    expect(backend.ringState(id)).toMatchObject({ retained: 262144, earliest: 300000 - 262144 });
+    backend.finish(id);
+    backend.ringRead(id, 1 << 30);
+    expect(backend.ringState(id)).toMatchObject({ retained: 16384, terminalRead: true });
+    backend.free(id);
+  });
+
+  it('copies the caller bytes, so reusing a buffer changes nothing stored', () => {
+    const id = backend.create({ ring: true });
+    const scratch = Buffer.from('abcd');
+    backend.write(id, 0, scratch);
+    backend.ringAppend(id, 'log', scratch, false);
+    scratch.fill(0x7a);
+    expect(backend.tail(id, 0)).toEqual(t('abcd'));
+    expect(Buffer.concat(backend.ringObserve(id, 0, 100).segments.map((s) => s.data))).toEqual(t('abcdabcd'));
+    // A returned segment is a copy too: changing it leaves the ring alone.
+    backend.ringObserve(id, 0, 100).segments[0]!.data.fill(0);
+    expect(backend.ringObserve(id, 0, 100).segments[0]!.data).toEqual(t('abcd'));
+    backend.free(id);
+  });
+
+  it('reads into a caller buffer', () => {
+    const id = backend.create({ ring: true });
+    backend.write(id, 0, t('hello'));
+    backend.ringAppend(id, 'log', t('!'), false);
+    const buffer = Buffer.alloc(16);
+    const read = backend.ringReadInto(id, buffer);
+    expect(buffer.subarray(0, read.bytes)).toEqual(t('hello!'));
+    expect(read.segments).toEqual([
+      { kind: 'stdout', gap: false, length: 5 },
+      { kind: 'log', gap: false, length: 1 },
+    ]);
+    expect(read).toMatchObject({ from: 0, to: 6, total: 6, earliest: 0, settled: false, lossy: false });
+    backend.free(id);
+  });
+});
+
+describe('spill', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-spill-'));
+    fs.chmodSync(dir, 0o700);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is unavailable at overflow without a directory, and none before', () => {
+    const id = backend.create({ stdoutCap: 3 });
+    backend.write(id, 0, t('abc'));
+    expect(backend.info(id, 0).spill).toBe('none');
+    backend.write(id, 0, t('d'));
+    expect(backend.info(id, 0)).toEqual({ total: 4, retained: 3, truncated: true, spill: 'unavailable' });
+    backend.free(id);
+  });
+
+  it('creates the file at the first overflow, mode 0600, holding the whole stream, complete at finish', () => {
+    const id = backend.create({ stdoutCap: 4, spillDir: dir, spillName: 'job' });
+    const file = path.join(dir, 'job.stdout.log');
+    backend.write(id, 0, t('abc'));
+    expect(fs.existsSync(file)).toBe(false);
+    backend.write(id, 0, t('def'));
+    expect(backend.info(id, 0)).toEqual({ total: 6, retained: 4, truncated: true, spill: 'active', spillPath: file });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(file)).toEqual(t('abcdef'));
+    backend.write(id, 0, t('ghi'));
+    expect(fs.readFileSync(file)).toEqual(t('abcdefghi'));
+    backend.finish(id);
+    expect(backend.info(id, 0)).toMatchObject({ spill: 'complete', spillPath: file });
+    expect(backend.info(id, 1)).toEqual({ total: 0, retained: 0, truncated: false, spill: 'none' });
+    expect(fs.readdirSync(dir)).toEqual(['job.stdout.log']);
+    backend.free(id);
+    expect(fs.readFileSync(file)).toEqual(t('abcdefghi'));
+  });
+
+  it('names files capture-<id> by default', () => {
+    const id = backend.create({ stderrCap: 0, spillDir: dir });
+    backend.write(id, 1, t('x'));
+    expect(backend.info(id, 1).spillPath).toBe(path.join(dir, `capture-${id}.stderr.log`));
+    backend.free(id);
+  });
+
+  it('never writes through an existing file: exclusive create makes the spill unavailable', () => {
+    const file = path.join(dir, 'taken.stdout.log');
+    fs.writeFileSync(file, 'someone else');
+    const id = backend.create({ stdoutCap: 1, spillDir: dir, spillName: 'taken' });
+    expect(() => backend.write(id, 0, t('abc'))).not.toThrow();
+    expect(backend.info(id, 0)).toEqual({ total: 3, retained: 1, truncated: true, spill: 'unavailable' });
+    expect(fs.readFileSync(file, 'utf8')).toBe('someone else');
+    backend.free(id);
+  });
+
+  it('removes the file once the stream passes the spill cap, and never creates one past it', () => {
+    const id = backend.create({ stdoutCap: 2, stderrCap: 2, spillDir: dir, spillName: 'capped', spillCap: 6 });
+    backend.write(id, 0, t('abcd'));
+    backend.write(id, 0, t('ef'));
+    expect(backend.info(id, 0).spill).toBe('active');
+    expect(fs.readFileSync(path.join(dir, 'capped.stdout.log'))).toEqual(t('abcdef'));
+    backend.write(id, 0, t('g'));
+    expect(backend.info(id, 0)).toEqual({ total: 7, retained: 2, truncated: true, spill: 'unavailable' });
+    backend.write(id, 1, t('0123456'));
+    expect(backend.info(id, 1).spill).toBe('unavailable');
+    expect(fs.readdirSync(dir)).toEqual([]);
+    backend.finish(id);
+    expect(backend.info(id, 0).spill).toBe('unavailable');
+    backend.free(id);
+  });
+
+  it('turns unavailable when its directory was removed underneath, and the call still succeeds', () => {
+    const id = backend.create({ stdoutCap: 2, spillDir: dir });
+    backend.write(id, 0, t('ab'));
+    fs.rmSync(dir, { recursive: true });
+    expect(() => backend.write(id, 0, t('cd'))).not.toThrow();
+    expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'unavailable' });
+    expect(backend.tail(id, 0)).toEqual(t('cd'));
+    backend.finish(id);
+    backend.free(id);
+  });
+
+  it('does not advertise a file unlinked underneath once finished', () => {
+    const id = backend.create({ stdoutCap: 2, spillDir: dir, spillName: 'gone' });
+    backend.write(id, 0, t('abc'));
+    const file = backend.info(id, 0).spillPath!;
+    fs.unlinkSync(file);
+    backend.write(id, 0, t('d'));
+    backend.finish(id);
+    expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'unavailable' });
+    backend.free(id);
+  });
+});

@@ -1,0 +1,217 @@
+// The executor's output path on real bash: tails, spill files and their failures, credentials, observers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalExecutor } from '../../src/executor/local.js';
+
+const MIB = 1024 * 1024;
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-out-')));
+let executor: LocalExecutor;
+
+beforeAll(() => {
+  executor = new LocalExecutor({ cwd: work, maxSpillBytes: 256 * MIB });
+});
+afterAll(async () => {
+  await executor.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const run = (ex: LocalExecutor, command: string, extra: Record<string, unknown> = {}) =>
+  ex.run(ex.resolve({ command, ...extra }));
+
+function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('end', () => resolve(hash.digest('hex')))
+      .on('error', reject);
+  });
+}
+
+describe('tails and spill files', () => {
+  it('keeps the last 64000 bytes and spills the whole 200 MiB stream', async () => {
+    const source = join(work, 'source.bin');
+    execFileSync('bash', ['-c', `head -c ${200 * MIB} /dev/urandom > ${source}`]);
+    const result = await run(executor, `cat ${source}; echo done >&2`, { sessionId: 'spill' });
+    expect(result.stdout.truncated).toBe(true);
+    expect(result.stderr).toEqual({ text: 'done\n', truncated: false });
+    const spill = result.stdout.spillPath!;
+    expect(spill.startsWith(executor.spills.root)).toBe(true);
+    expect(statSync(spill).mode & 0o777).toBe(0o600);
+    expect(statSync(executor.spills.root).mode & 0o777).toBe(0o700);
+    expect(statSync(spill).size).toBe(200 * MIB);
+    expect(await sha256File(spill)).toBe(await sha256File(source));
+    // The retained tail is the stream's last bytes (cut at a character boundary).
+    const tail = Buffer.from(result.stdout.text, 'utf8');
+    expect(tail.length).toBeGreaterThan(0);
+    await executor.closeSession('spill');
+    expect(existsSync(spill)).toBe(false);
+  });
+
+  it('reports a stream past the spill cap as unavailable', async () => {
+    const small = new LocalExecutor({ cwd: work, maxSpillBytes: MIB, threads: 1 });
+    try {
+      const result = await run(small, `head -c ${2 * MIB} /dev/zero`);
+      expect(result.stdout.truncated).toBe(true);
+      expect(result.stdout.spillPath).toBeUndefined();
+      expect(result.stdout.text.length).toBe(64_000);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('degrades to unavailable when the spill directory was deleted underneath', async () => {
+    const local = new LocalExecutor({ cwd: work, threads: 1 });
+    try {
+      rmSync(local.spills.root, { recursive: true, force: true });
+      const result = await run(local, 'head -c 200000 /dev/zero; echo ok >&2');
+      expect(result.stdout.truncated).toBe(true);
+      expect(result.stdout.spillPath).toBeUndefined();
+      expect(result.stderr.text).toBe('ok\n');
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('degrades to unavailable when the disk is full', async (context) => {
+    if (process.getuid?.() !== 0) context.skip();
+    const mount = mkdtempSync(join(tmpdir(), 'shellring-full-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount]);
+    const local = new LocalExecutor({ cwd: work, threads: 1, spillRoot: mount });
+    try {
+      const result = await run(local, `head -c ${4 * MIB} /dev/zero; echo ok`);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout.truncated).toBe(true);
+      expect(result.stdout.spillPath).toBeUndefined();
+    } finally {
+      await local.close();
+      execFileSync('umount', [mount]);
+      rmSync(mount, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps spill files past session close when asked to', async () => {
+    const keep = new LocalExecutor({ cwd: work, threads: 1, keepSpills: true });
+    try {
+      const result = await run(keep, 'head -c 100000 /dev/zero', { sessionId: 'kept' });
+      await keep.closeSession('kept');
+      expect(existsSync(result.stdout.spillPath!)).toBe(true);
+    } finally {
+      await keep.close();
+      rmSync(keep.spills.root, { recursive: true, force: true });
+    }
+  });
+
+  it('gives no spill file once the session quota is used up', async () => {
+    const quota = new LocalExecutor({ cwd: work, threads: 1, sessionSpillQuota: 150_000 });
+    try {
+      const first = await run(quota, 'head -c 100000 /dev/zero', { sessionId: 'q' });
+      expect(first.stdout.spillPath).toBeDefined();
+      const second = await run(quota, 'head -c 100000 /dev/zero', { sessionId: 'q' });
+      expect(second.stdout.spillPath).toBeUndefined();
+      const other = await run(quota, 'head -c 100000 /dev/zero', { sessionId: 'other' });
+      expect(other.stdout.spillPath).toBeDefined();
+    } finally {
+      await quota.close();
+    }
+  });
+});
+
+describe('environment', () => {
+  it('never passes credentials or stale DSH_* to the child, and leaves process.env alone', async () => {
+    const saved = { ...process.env };
+    process.env.GITHUB_TOKEN = 'ghp_secret';
+    process.env.my_api_key = 'k';
+    process.env.DB_PASSWORD = 'p';
+    process.env.DSH_SESSION_ID = 'stale';
+    try {
+      const before = JSON.stringify(process.env);
+      const result = await run(executor, 'env | grep -i -E "token|key|password|secret|^dsh_"; echo "$TERM $NO_COLOR $PAGER $GIT_PAGER"');
+      expect(result.stdout.text).toBe('dumb 1 cat cat\n');
+      expect(JSON.stringify(process.env)).toBe(before);
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    }
+  });
+});
+
+describe('start and observers', () => {
+  it('observer reads are lossless while they keep up', async () => {
+    const handle = executor.start(
+      executor.resolve({ command: 'for i in $(seq 1 400); do echo "line $i"; sleep 0.001; done' }),
+    );
+    const seen: Buffer[] = [];
+    let offset = 0;
+    const drain = () => {
+      for (;;) {
+        const read = handle.stdout.read(offset, 4096);
+        expect(read.lossy).toBe(false);
+        if (!read.data.length) return;
+        seen.push(read.data);
+        offset = read.next;
+      }
+    };
+    while (handle.status === 'running') {
+      drain();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const outcome = await handle.done;
+    drain();
+    expect(outcome).toEqual({ status: 'exited', exitCode: 0, signal: null });
+    const expected = Array.from({ length: 400 }, (_, i) => `line ${i + 1}\n`).join('');
+    expect(Buffer.concat(seen).toString()).toBe(expected);
+    handle.release();
+  });
+
+  it('observer reads that fall behind are flagged lossy', async () => {
+    const handle = executor.start(executor.resolve({ command: 'head -c 1000000 /dev/zero' }));
+    await handle.done;
+    const read = handle.stdout.read(0, 1000);
+    expect(read.lossy).toBe(true);
+    expect(read.from).toBe(1_000_000 - 64_000);
+    handle.release();
+  });
+
+  it('kill is idempotent and settles the handle as killed', async () => {
+    const handle = executor.start(executor.resolve({ command: 'sleep 30' }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    handle.kill();
+    handle.kill();
+    expect(await handle.done).toEqual({ status: 'killed', exitCode: null, signal: 'SIGTERM' });
+    handle.release();
+  });
+
+  it('a spawn failure settles the handle as killed with the error once on stderr', async () => {
+    const handle = executor.start(executor.resolve({ command: 'true', workdir: '/nonexistent/dir' }));
+    const outcome = await handle.done;
+    expect(outcome.status).toBe('killed');
+    expect(outcome.error).toMatch(/ENOENT/);
+    expect(handle.stderr.read(0).data.toString()).toBe(`${outcome.error}\n`);
+    handle.release();
+  });
+
+  it('a missing bash is an infrastructure failure', async () => {
+    const bin = join(work, 'nobash');
+    mkdirSync(bin, { recursive: true });
+    await expect(run(executor, 'true', { env: { PATH: bin } })).rejects.toThrow(/spawn bash: No such file/);
+  });
+});
+
+describe('worker crash', () => {
+  it('fails the calls the worker was running and recovers for the next call', async () => {
+    const local = new LocalExecutor({ cwd: work, threads: 1 });
+    try {
+      const pending = run(local, 'sleep 30');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await local.threads[0]!.terminate();
+      await expect(pending).rejects.toThrow(/supervisor worker stopped/);
+      expect((await run(local, 'echo again')).stdout.text).toBe('again\n');
+    } finally {
+      await local.close();
+    }
+  });
+});
