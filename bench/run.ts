@@ -1,8 +1,9 @@
-// The benchmark runner: runs the suites in bench/suites (all, or those named), prints them, and with --json
-// writes bench/results/latest.json.
+// The benchmark runner: runs the suites in bench/suites (all, or those named), each in a fresh process,
+// prints them, and with --json writes bench/results/latest.json.
 //   npm run bench                   every suite
 //   npm run bench -- ring spill     the named suites (a name may also be a suite's alias, e.g. capture)
 //   npm run bench -- --json         also write bench/results/latest.json
+import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,12 +13,18 @@ import { machine } from './lib/machine.js';
 import { renderSuite } from './lib/print.js';
 import type { SuiteResult } from './lib/types.js';
 
+/** A mistake on the command line: reported as one line, without a stack. */
+class UsageError extends Error {}
+
 interface SuiteModule {
   run(): Promise<SuiteResult>;
   aliases?: string[];
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const self = fileURLToPath(import.meta.url);
+const here = path.dirname(self);
+/** Internal: the runner re-started to run one suite and send its result back over the IPC channel. */
+const SUITE_FLAG = '--suite=';
 const suitesDir = path.join(here, 'suites');
 // The compiled runner lives in dist/bench; the results file belongs to the source tree.
 const resultsFile = path.resolve(here, '../../bench/results/latest.json');
@@ -39,7 +46,7 @@ function select(suites: Map<string, SuiteModule>, names: string[]): string[] {
     const matches = [...suites].filter(([key, s]) => key === name || s.aliases?.includes(name)).map(([key]) => key);
     if (matches.length === 0) {
       const known = [...suites].map(([key, s]) => (s.aliases?.length ? `${key} (${s.aliases.join(', ')})` : key));
-      throw new Error(`unknown suite ${JSON.stringify(name)}; suites: ${known.join(', ')}`);
+      throw new UsageError(`unknown suite ${JSON.stringify(name)}; suites: ${known.join(', ')}`);
     }
     for (const key of matches) if (!chosen.includes(key)) chosen.push(key);
   }
@@ -47,21 +54,50 @@ function select(suites: Map<string, SuiteModule>, names: string[]): string[] {
   return [...suites.keys()].filter((key) => chosen.includes(key));
 }
 
+/**
+ * Runs one suite in a child process: memory a suite leaves behind (a heap grown by garbage, native buffers
+ * still awaiting their finalizers) would otherwise weigh on the next suite's figures.
+ */
+function runInChild(name: string): Promise<SuiteResult> {
+  return new Promise((resolve, reject) => {
+    let result: SuiteResult | undefined;
+    const child = fork(self, [`${SUITE_FLAG}${name}`], { stdio: 'inherit' });
+    child.on('message', (message) => {
+      result = message as SuiteResult;
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code === 0 && result !== undefined) resolve(result);
+      else reject(new Error(`suite ${name} failed (${signal ?? `exit code ${code}`})`));
+    });
+  });
+}
+
+async function runChild(name: string): Promise<void> {
+  const suite = (await loadSuites()).get(name);
+  if (suite === undefined) throw new Error(`unknown suite ${name}`);
+  const result = await suite.run();
+  await new Promise<void>((resolve, reject) => process.send!(result, (e: Error | null) => (e ? reject(e) : resolve())));
+  process.disconnect();
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const child = args.find((a) => a.startsWith(SUITE_FLAG));
+  if (child !== undefined) return runChild(child.slice(SUITE_FLAG.length));
   const unknown = args.filter((a) => a.startsWith('-') && a !== '--json');
-  if (unknown.length > 0) throw new Error(`unknown option ${unknown[0]}; usage: run.js [--json] [suite...]`);
+  if (unknown.length > 0) throw new UsageError(`unknown option ${unknown[0]}; usage: run.js [--json] [suite...]`);
   const json = args.includes('--json');
   const suites = await loadSuites();
   const chosen = select(suites, args.filter((a) => !a.startsWith('-')));
   const facts = machine();
   const date = new Date().toISOString();
-  console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, ${date}\n`);
+  console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, load ${facts.load.join(' ')}, ${date}\n`);
   const results: Record<string, SuiteResult & { seconds: number }> = {};
   const started = performance.now();
   for (const name of chosen) {
     const t0 = performance.now();
-    const result = await suites.get(name)!.run();
+    const result = await runInChild(name);
     const seconds = (performance.now() - t0) / 1000;
     results[name] = { ...result, seconds };
     console.log(renderSuite(result, seconds));
@@ -78,6 +114,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  console.error(error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : error);
   process.exitCode = 1;
 });

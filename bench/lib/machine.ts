@@ -9,6 +9,8 @@ export interface Machine {
   platform: string;
   arch: string;
   kernel: string;
+  /** 1, 5 and 15 minute load averages when the run started: how busy the shared machine was. */
+  load: number[];
 }
 
 export function machine(): Machine {
@@ -21,5 +23,6 @@ export function machine(): Machine {
     platform: process.platform,
     arch: process.arch,
     kernel: os.release(),
+    load: os.loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }

@@ -7,6 +7,8 @@ export interface Figure {
   unit: string;
   /** The row to compare with; omitted for a baseline itself. */
   baseline?: string;
+  /** A ratio measured directly (e.g. the median of per-round ratios); otherwise `value / baseline value`. */
+  ratio?: number;
   extra?: Record<string, Extra>;
 }
 
@@ -17,7 +19,8 @@ export function withRatios(figures: readonly Figure[]): Row[] {
     const baseName = f.baseline ?? f.name;
     const base = byName.get(baseName);
     if (base === undefined) throw new Error(`figure ${f.name}: no baseline named ${baseName}`);
-    const row: Row = { name: f.name, value: f.value, unit: f.unit, baseline: baseName, ratio: f.value / base.value };
+    const ratio = f.ratio ?? f.value / base.value;
+    const row: Row = { name: f.name, value: f.value, unit: f.unit, baseline: baseName, ratio };
     if (f.extra !== undefined) row.extra = f.extra;
     return row;
   });

@@ -12,7 +12,11 @@ export interface StreamCase {
 
 /**
  * Runs every case `rounds` times, rotating the order each round so a slow spell on a shared machine (or the
- * disk's writeback of an earlier run) does not always land on the same case. The figure is the median run.
+ * disk's writeback of an earlier run) does not always land on the same case.
+ *
+ * The figure is the median run. The ratio is the median of per-round ratios, each case against its baseline's
+ * run in the same round: neighbours in time share the machine's state, so this ratio holds up better than one
+ * of two medians when other work comes and goes.
  */
 export function runRounds(cases: readonly StreamCase[], bytes: number, rounds: number): Figure[] {
   const timings = new Map<string, Timing[]>(cases.map((c) => [c.name, []]));
@@ -22,21 +26,26 @@ export function runRounds(cases: readonly StreamCase[], bytes: number, rounds: n
       timings.get(c.name)!.push(c.once());
     }
   }
+  const rates = (name: string): number[] => timings.get(name)!.map((t) => mbPerSecond(bytes, t.wallMs));
   return cases.map((c) => {
     const runs = timings.get(c.name)!;
-    const rates = runs.map((t) => mbPerSecond(bytes, t.wallMs));
+    const own = rates(c.name);
     const cpus = runs.map((t) => t.cpuMs).filter((ms): ms is number => ms !== null);
     const figure: Figure = {
       name: c.name,
-      value: median(rates),
+      value: median(own),
       unit: 'MB/s',
       extra: {
         'wall s': median(runs.map((t) => t.wallMs)) / 1000,
         'cpu s': cpus.length === runs.length ? median(cpus) / 1000 : '-',
-        'runs MB/s': rates,
+        'runs MB/s': own,
       },
     };
-    if (c.baseline !== undefined) figure.baseline = c.baseline;
+    if (c.baseline !== undefined) {
+      const base = rates(c.baseline);
+      figure.baseline = c.baseline;
+      figure.ratio = median(own.map((rate, round) => rate / base[round]!));
+    }
     return figure;
   });
 }

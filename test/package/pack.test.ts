@@ -72,6 +72,8 @@ beforeAll(() => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   pack = JSON.parse(readFileSync(join(work, 'out', 'pack.json'), 'utf8'));
+  const platformTarball = pack.platforms[platform]?.tarball;
+  if (platformTarball === undefined) throw new Error(`the pack produced no ${platformPackage} for this host`);
 
   consumer = join(work, 'consumer');
   env = consumerEnv();
@@ -80,7 +82,7 @@ beforeAll(() => {
   // Both packages come from local tarballs; only the root's own runtime dependencies may need the npm cache.
   execFileSync(
     'npm',
-    ['install', '--prefer-offline', '--no-save', pack.root, pack.platforms[platform]?.tarball ?? 'missing-platform-tarball'],
+    ['install', '--prefer-offline', '--no-save', pack.root, platformTarball],
     { cwd: consumer, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }, 180_000);
@@ -114,13 +116,12 @@ describe('packed packages', () => {
   });
 
   it("ships the host's addon in its platform tarball", () => {
-    const tarball = pack.platforms[platform]?.tarball;
-    expect(tarball, `no ${platformPackage} tarball`).toBeDefined();
-    expect(tarEntries(tarball!)).toContain(`package/${addonFile}`);
+    const { tarball } = pack.platforms[platform]!;
+    expect(tarEntries(tarball)).toContain(`package/${addonFile}`);
     // The executor looks for the runner beside the addon it loaded, so the platform package must carry it.
-    const runner = execFileSync('tar', ['-tvzf', tarball!, 'package/shellring-runner'], { encoding: 'utf8' });
+    const runner = execFileSync('tar', ['-tvzf', tarball, 'package/shellring-runner'], { encoding: 'utf8' });
     expect(runner).toMatch(/^-rwx/);
-    const packed = tarJson(tarball!, 'package/package.json');
+    const packed = tarJson(tarball, 'package/package.json');
     expect(packed).toMatchObject({ name: platformPackage, version: manifest.version, main: addonFile });
     expect(packed.files).toEqual([addonFile, 'shellring-runner']);
     expect(packed.os).toEqual([process.platform]);

@@ -1,13 +1,19 @@
-//! shellring-runner: runs one `bash -c <command>` as a subreaper and reports its exit out of band on fd 3.
+//! shellring-runner: runs one `bash -c <command>` as a subreaper, optionally confined, and reports its exit out of
+//! band on fd 3.
 //!
 //! Protocol (one line each, on fd 3, a socket whose peer is the supervising Node process):
-//! `started <pid>` once bash runs, then `exit <code>` or `signal <number>` the moment bash ends, or
-//! `error <what>: <reason>` when the runner itself failed and the command did not run. Nothing the command prints
-//! travels on fd 3, so no output or exit code can pass for a runner failure.
+//! `started <pid> <enforcement>` once the command runs (`none`, `full` or `partial`), then `exit <code>` or
+//! `signal <number>` the moment it ends, or `error <what>: <reason>` when the runner itself failed and the command did
+//! not run. Nothing the command prints travels on fd 3, and the runner's own exit code carries nothing, so no output
+//! or exit status the command chooses can pass for a runner failure, nor the other way round.
 //! The runner lives until every descendant has ended. When fd 3 reaches end-of-file (the supervisor closed it or
 //! its process died) or the runner gets SIGTERM/SIGINT/SIGHUP, it SIGKILLs every descendant, including those that
 //! left the process group with `setsid` or a double fork: as the child subreaper it inherits them all.
+//! `--probe` prints what this kernel enforces, as one JSON line on stdout.
 
+mod caps;
+mod landlock;
+mod plan;
 mod proc_tree;
 mod spawn;
 mod status;
@@ -17,10 +23,19 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = match args.as_slice() {
-        [flag, command] if flag == "-c" => command.clone(),
-        _ => {
-            eprintln!("usage: shellring-runner -c <command>   (fd 3 must be the status socket)");
+    let plan = match plan::parse(&args) {
+        Ok(plan::Invocation::Probe) => {
+            let abi = landlock::abi();
+            println!(
+                "{{\"landlockAbi\":{abi},\"enforcement\":{{\"network\":\"{}\",\"noNetwork\":\"{}\"}}}}",
+                if abi > 0 { landlock::enforcement(abi, false) } else { "none" },
+                if abi > 0 { landlock::enforcement(abi, true) } else { "none" },
+            );
+            return ExitCode::SUCCESS;
+        }
+        Ok(plan::Invocation::Run(plan)) => plan,
+        Err(message) => {
+            eprintln!("shellring-runner: {message}\n{}", plan::USAGE);
             return ExitCode::from(2);
         }
     };
@@ -31,5 +46,5 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    supervise::run(&command, status)
+    supervise::run(&plan, status)
 }

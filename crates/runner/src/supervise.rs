@@ -1,10 +1,11 @@
 //! The runner's life: become a subreaper, start bash, report its end, reap orphans, and kill all on a lost lifeline.
 
 use crate::status::Status;
+use crate::plan::Plan;
 use crate::{proc_tree, spawn};
 use std::process::ExitCode;
 
-pub fn run(command: &str, status: Status) -> ExitCode {
+pub fn run(plan: &Plan, status: Status) -> ExitCode {
     // SAFETY: prctl and sigprocmask with valid arguments only change this process's attributes.
     unsafe {
         // Orphaned descendants (double forks, setsid) reparent to us, so we can always find and kill them.
@@ -18,15 +19,17 @@ pub fn run(command: &str, status: Status) -> ExitCode {
         status.line(&format!("error signalfd: {}", std::io::Error::last_os_error()));
         return ExitCode::from(1);
     }
-    let bash = match spawn::bash(command) {
-        Ok(spawned) => spawned.pid,
+    let bash = match spawn::command(plan) {
+        Ok(spawned) => {
+            status.line(&format!("started {} {}", spawned.pid, spawned.enforcement));
+            spawned.pid
+        }
         Err(message) => {
             status.line(&format!("error {message}"));
             return ExitCode::from(1);
         }
     };
     release_stdio();
-    status.line(&format!("started {bash}"));
     // Non-blocking, so the lifeline check can drain what the supervisor sends without stalling.
     unsafe { libc::fcntl(status.fd(), libc::F_SETFL, libc::fcntl(status.fd(), libc::F_GETFL) | libc::O_NONBLOCK) };
 

@@ -1,0 +1,55 @@
+//! What the runner was asked to do: the command, and the confinement to apply before it runs.
+
+pub enum Backend {
+    /// No confinement: the command runs with the runner's own authority.
+    None,
+    /// Capabilities dropped, no_new_privs, then a Landlock ruleset.
+    Landlock,
+    /// bubblewrap at the given path, always with every capability dropped, a new session and die-with-parent.
+    Bubblewrap(String),
+}
+
+pub struct Plan {
+    pub command: String,
+    pub backend: Backend,
+    pub writable: Vec<String>,
+    pub deny_network: bool,
+}
+
+pub enum Invocation {
+    Run(Plan),
+    Probe,
+}
+
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--deny-network] -c <command>\n       shellring-runner --probe\n(fd 3 must be the status socket when running a command)";
+
+/// # Errors
+/// A message naming the bad argument.
+pub fn parse(args: &[String]) -> Result<Invocation, String> {
+    let mut backend = Backend::None;
+    let mut writable = Vec::new();
+    let mut deny_network = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--probe" if args.len() == 1 => return Ok(Invocation::Probe),
+            "--landlock" => backend = Backend::Landlock,
+            "--bwrap" => backend = Backend::Bubblewrap(value(&mut iter, arg)?),
+            "--rw" => writable.push(value(&mut iter, arg)?),
+            "--deny-network" => deny_network = true,
+            "-c" => {
+                let command = value(&mut iter, arg)?;
+                if iter.next().is_some() {
+                    return Err("-c <command> must come last".into());
+                }
+                return Ok(Invocation::Run(Plan { command, backend, writable, deny_network }));
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Err("missing -c <command>".into())
+}
+
+fn value<'a>(iter: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<String, String> {
+    iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"))
+}
