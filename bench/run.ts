@@ -11,15 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { stableJson } from './lib/json.js';
 import { machine } from './lib/machine.js';
 import { renderSuite } from './lib/print.js';
-import type { SuiteResult } from './lib/types.js';
+import type { Suite, SuiteResult } from './lib/types.js';
 
 /** A mistake on the command line: reported as one line, without a stack. */
 class UsageError extends Error {}
-
-interface SuiteModule {
-  run(): Promise<SuiteResult>;
-  aliases?: string[];
-}
 
 const self = fileURLToPath(import.meta.url);
 const here = path.dirname(self);
@@ -29,17 +24,17 @@ const suitesDir = path.join(here, 'suites');
 // The compiled runner lives in dist/bench; the results file belongs to the source tree.
 const resultsFile = path.resolve(here, '../../bench/results/latest.json');
 
-async function loadSuites(): Promise<Map<string, SuiteModule>> {
-  const suites = new Map<string, SuiteModule>();
+async function loadSuites(): Promise<Map<string, Suite>> {
+  const suites = new Map<string, Suite>();
   const files = fs.readdirSync(suitesDir).filter((f) => f.endsWith('.js')).sort();
   for (const file of files) {
-    const module = (await import(path.join(suitesDir, file))) as SuiteModule;
+    const module = (await import(path.join(suitesDir, file))) as Suite;
     if (typeof module.run === 'function') suites.set(path.basename(file, '.js'), module);
   }
   return suites;
 }
 
-function select(suites: Map<string, SuiteModule>, names: string[]): string[] {
+function select(suites: Map<string, Suite>, names: string[]): string[] {
   if (names.length === 0) return [...suites.keys()];
   const chosen: string[] = [];
   for (const name of names) {

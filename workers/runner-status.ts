@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 
 export type RunnerEvent =
-  | { type: 'started'; pid: number }
+  | { type: 'started'; pid: number; enforcement: string }
   | { type: 'exit'; code: number }
   | { type: 'signal'; signal: string }
   | { type: 'error'; message: string }
@@ -58,7 +58,10 @@ function parse(line: string): RunnerEvent {
   const space = line.indexOf(' ');
   const word = space < 0 ? line : line.slice(0, space);
   const rest = space < 0 ? '' : line.slice(space + 1);
-  if (word === 'started') return { type: 'started', pid: Number(rest) };
+  if (word === 'started') {
+    const [pid, enforcement = 'none'] = rest.split(' ');
+    return { type: 'started', pid: Number(pid), enforcement };
+  }
   if (word === 'exit') return { type: 'exit', code: Number(rest) };
   if (word === 'signal') return { type: 'signal', signal: signalName(Number(rest)) };
   return { type: 'error', message: rest || line };

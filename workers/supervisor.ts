@@ -50,14 +50,14 @@ class Supervised {
     onSpawned: (value: { pgid: number; runnerPid: number } | null) => void,
     onRunnerExit: () => void,
   ): Promise<SupervisorResult> {
-    const { captureId, command, cwd, env, stdin, runnerPath } = this.#task;
+    const { captureId, command, cwd, env, stdin, runnerPath, runnerArgs } = this.#task;
     const [outRead, outWrite] = binding.pipe();
     const [errRead, errWrite] = binding.pipe();
     binding.attachReader(captureId, 0, outRead);
     binding.attachReader(captureId, 1, errRead);
     let child;
     try {
-      child = execa(runnerPath, ['-c', command], {
+      child = execa(runnerPath, [...runnerArgs, '-c', command], {
         cwd,
         env,
         extendEnv: false,
@@ -90,7 +90,7 @@ class Supervised {
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
-      return { kind: 'failed', error: failure };
+      return { kind: 'failed', error: failure, runnerFailed: started.type === 'error' };
     }
     this.#pgid = started.pid;
     onSpawned({ pgid: started.pid, runnerPid: child.pid! });
@@ -103,9 +103,11 @@ class Supervised {
     clearTimeout(timer);
     await this.#drain();
     binding.finish(captureId);
-    if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause: this.#cause ?? null };
-    if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause: this.#cause ?? null };
-    return { kind: 'failed', error: 'shellring-runner ended without reporting the command status' };
+    const cause = this.#cause ?? null;
+    const { enforcement } = started;
+    if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause, enforcement };
+    if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement };
+    return { kind: 'failed', error: 'shellring-runner ended without reporting the command status', runnerFailed: true };
   }
 
   /** First cause wins: a timeout after an abort stays an abort. TERM now, KILL after the grace. */

@@ -41,6 +41,9 @@ export interface SuiteResult {
   notes: string[];
 }
 
+/** What a module in bench/suites exports; the file name is the suite's name. */
 export interface Suite {
   run(): Promise<SuiteResult>;
+  /** Further names that select the suite (e.g. `capture`). */
+  aliases?: string[];
 }

@@ -24,6 +24,8 @@ export const executorConfigSchema = z
     spillRoot: z.string().min(1).optional(),
     /** Spill bytes one session may hold on disk; a call that starts past it gets no spill file. */
     sessionSpillQuota: z.number().int().nonnegative().default(1024 * MIB),
+    /** The shellring-runner executable; default: the one shipped beside the native addon. */
+    runnerPath: z.string().min(1).optional(),
     /** Keep spill files after their session closes. */
     keepSpills: z.boolean().default(false),
   })

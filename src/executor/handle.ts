@@ -3,9 +3,19 @@ import type { CaptureBackend } from '../capture/types.js';
 import type { KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult } from './stream-result.js';
-import type { ObservedReader, ProcessHandle, ProcessOutcome, ProcessStatus, StreamResult } from './types.js';
+import type {
+  ObservedReader,
+  ProcessHandle,
+  ProcessOutcome,
+  ProcessStatus,
+  SandboxFacts,
+  SandboxSpec,
+  StreamResult,
+} from './types.js';
 
 const DEFAULT_OBSERVE = 64 * 1024;
+/** How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them). */
+const DENIAL = /Permission denied|Operation not permitted|Read-only file system/;
 
 export class ProcessHandleImpl implements ProcessHandle {
   readonly captureId: number;
@@ -20,20 +30,31 @@ export class ProcessHandleImpl implements ProcessHandle {
   #launch: Launch | undefined;
   #released = false;
 
-  constructor(capture: CaptureBackend, captureId: number, launch: Launch | undefined, failure?: string) {
+  #sandbox: SandboxSpec | undefined;
+  #outcome: ProcessOutcome | undefined;
+
+  constructor(
+    capture: CaptureBackend,
+    captureId: number,
+    launch: Launch | undefined,
+    sandbox: SandboxSpec | undefined,
+    failure?: string,
+  ) {
     this.#capture = capture;
+    this.#sandbox = sandbox;
     this.captureId = captureId;
     this.#launch = launch;
     this.stdout = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, 0, from, max) };
     this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, 1, from, max) };
-    this.done = launch ? this.#follow(launch) : Promise.resolve(this.#fail(failure ?? 'the command did not start'));
+    const done = launch ? this.#follow(launch) : Promise.resolve(this.#fail(failure ?? 'the command did not start'));
+    this.done = done.then((outcome) => (this.#outcome = outcome));
   }
 
   /** A command that never reached a worker: settled as killed, the reason readable once on stderr. */
-  static failed(capture: CaptureBackend, captureId: number, error: string): ProcessHandleImpl {
+  static failed(capture: CaptureBackend, captureId: number, error: string, sandbox?: SandboxSpec): ProcessHandleImpl {
     capture.write(captureId, 1, Buffer.from(`${error}\n`));
     capture.finish(captureId);
-    return new ProcessHandleImpl(capture, captureId, undefined, error);
+    return new ProcessHandleImpl(capture, captureId, undefined, sandbox, error);
   }
 
   get status(): ProcessStatus {
@@ -65,6 +86,20 @@ export class ProcessHandleImpl implements ProcessHandle {
     };
   }
 
+  sandboxFacts(): SandboxFacts | undefined {
+    const outcome = this.#outcome;
+    if (!this.#sandbox || !outcome) return undefined;
+    const facts: SandboxFacts = { mode: this.#sandbox.mode, denied: false };
+    if (outcome.enforcement === 'full' || outcome.enforcement === 'partial') facts.enforcement = outcome.enforcement;
+    if (outcome.runnerFailed) {
+      facts.runnerFailed = true;
+      return facts;
+    }
+    const failed = outcome.error === undefined && outcome.exitCode !== 0 && outcome.exitCode !== null;
+    facts.denied = failed && facts.enforcement !== undefined && DENIAL.test(this.#capture.tail(this.captureId, 1).toString('utf8'));
+    return facts;
+  }
+
   release(): void {
     if (this.#released) return;
     this.#released = true;
@@ -84,18 +119,22 @@ export class ProcessHandleImpl implements ProcessHandle {
       this.#exitCode = result.exitCode;
       this.#signal = result.signal;
       this.#status = result.cause ? 'killed' : 'exited';
-      return { status: this.#status, exitCode: this.#exitCode, signal: this.#signal };
+      const outcome: ProcessOutcome = { status: this.#status, exitCode: this.#exitCode, signal: this.#signal };
+      if (this.#sandbox) outcome.enforcement = result.enforcement;
+      return outcome;
     }
     if (result.kind === 'crashed') {
       // The worker is gone; its runner lost the lifeline and killed the command, so the pipes end soon.
       this.#capture.finish(this.captureId);
       return this.#fail(`the supervisor worker stopped while running the command: ${result.error}`);
     }
-    return this.#fail(result.error);
+    return this.#fail(result.error, result.runnerFailed);
   }
 
-  #fail(error: string): ProcessOutcome {
+  #fail(error: string, runnerFailed = false): ProcessOutcome {
     this.#status = 'killed';
-    return { status: 'killed', exitCode: null, signal: null, error };
+    const outcome: ProcessOutcome = { status: 'killed', exitCode: null, signal: null, error };
+    if (runnerFailed) outcome.runnerFailed = true;
+    return outcome;
   }
 }

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { Piscina } from 'piscina';
 import { loadBinding } from '../native/loader.js';
-import { runnerPath, supervisorPath } from '../native/assets.js';
+import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
 import { nativeBackend } from '../capture/native.js';
 import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
@@ -19,7 +19,8 @@ export class LocalExecutor {
   readonly spills: SpillDirs;
   readonly #pool: Piscina;
   readonly #capture: CaptureBackend = nativeBackend;
-  readonly #runner: string;
+  /** The shellring-runner executable every command starts through. */
+  readonly runnerPath: string;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   #closed = false;
@@ -28,7 +29,7 @@ export class LocalExecutor {
     this.config = parseExecutorConfig(input);
     // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
     loadBinding();
-    this.#runner = runnerPath();
+    this.runnerPath = this.config.runnerPath ? checkRunner(this.config.runnerPath) : runnerPath();
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#pool = new Piscina({
       filename: supervisorPath(),
@@ -70,6 +71,7 @@ export class LocalExecutor {
       stdin: request.stdin,
       signal: request.signal,
       sessionId: request.sessionId,
+      sandbox: request.sandboxPolicy,
     };
   }
 
@@ -81,7 +83,8 @@ export class LocalExecutor {
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const outcome = await handle.done;
-      if (outcome.error !== undefined) {
+      const sandbox = handle.sandboxFacts();
+      if (outcome.error !== undefined && !sandbox?.runnerFailed) {
         throw Object.assign(new Error(outcome.error), { code: 'SHELLRING_SPAWN_FAILED' });
       }
       return {
@@ -91,6 +94,7 @@ export class LocalExecutor {
         aborted: handle.cause === 'abort',
         timeoutMs: spec.timeoutMs,
         ...handle.streams(),
+        ...(sandbox ? { sandbox } : {}),
       };
     } finally {
       spec.signal?.removeEventListener('abort', onAbort);
@@ -135,7 +139,7 @@ export class LocalExecutor {
       ring: ring || undefined,
     });
     const problem = workdirProblem(spec.workdir);
-    if (problem) return ProcessHandleImpl.failed(this.#capture, captureId, problem);
+    if (problem) return ProcessHandleImpl.failed(this.#capture, captureId, problem, spec.sandbox);
     const launch = new Launch(this.#pool, {
       captureId,
       command: spec.command,
@@ -145,7 +149,8 @@ export class LocalExecutor {
       timeoutMs,
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
-      runnerPath: this.#runner,
+      runnerPath: this.runnerPath,
+      runnerArgs: spec.sandbox?.runnerArgs ?? [],
     });
     const key = spec.sessionId ?? '';
     const session = this.#bySession.get(key) ?? new Set<Launch>();
@@ -156,7 +161,7 @@ export class LocalExecutor {
       this.#launches.delete(launch);
       session.delete(launch);
     });
-    return new ProcessHandleImpl(this.#capture, captureId, launch);
+    return new ProcessHandleImpl(this.#capture, captureId, launch, spec.sandbox);
   }
 
   async #end(launches: Launch[]): Promise<void> {

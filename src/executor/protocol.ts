@@ -14,12 +14,15 @@ export interface SupervisorTask {
   graceMs: number;
   drainMs: number;
   runnerPath: string;
+  /** Confinement flags for shellring-runner, placed before `-c <command>`. */
+  runnerArgs: string[];
   port: MessagePort;
 }
 
 export type SupervisorResult =
-  | { kind: 'ended'; exitCode: number | null; signal: string | null; cause: KillCause | null }
-  | { kind: 'failed'; error: string };
+  | { kind: 'ended'; exitCode: number | null; signal: string | null; cause: KillCause | null; enforcement: string }
+  /** `runnerFailed`: the runner reported its own failure (the command did not run), as opposed to a spawn error. */
+  | { kind: 'failed'; error: string; runnerFailed: boolean };
 
 /** What the main thread may ask of a running task, through its comlink-wrapped port. */
 export interface SupervisorControl {

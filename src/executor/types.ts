@@ -16,6 +16,24 @@ export interface ExecRequest {
   dshEnv?: Readonly<Record<string, string>>;
   /** The session the call belongs to: its spill files live and die with it. */
   sessionId?: string;
+  /** Confinement for this call, from a sandboxing executor's policy. */
+  sandboxPolicy?: SandboxSpec;
+}
+
+/** How one call is confined: its mode and the runner flags that enforce it. */
+export interface SandboxSpec {
+  mode: string;
+  runnerArgs: string[];
+}
+
+/** What a confined call reports about its confinement. */
+export interface SandboxFacts {
+  mode: string;
+  /** A non-zero exit with the backend's denial text on stderr. */
+  denied: boolean;
+  enforcement?: 'full' | 'partial';
+  /** The runner itself failed; the command did not run. */
+  runnerFailed?: boolean;
 }
 
 export interface ExecSpec {
@@ -30,6 +48,7 @@ export interface ExecSpec {
   stdin?: string;
   signal?: AbortSignal;
   sessionId?: string;
+  sandbox?: SandboxSpec;
 }
 
 export interface StreamResult {
@@ -47,6 +66,7 @@ export interface RunResult {
   timeoutMs: number;
   stdout: StreamResult;
   stderr: StreamResult;
+  sandbox?: SandboxFacts;
 }
 
 export type ProcessStatus = 'running' | 'exited' | 'killed';
@@ -58,6 +78,10 @@ export interface ProcessOutcome {
   signal: string | null;
   /** The infrastructure failure that kept the command from running, also written once to its stderr. */
   error?: string;
+  /** What the runner says its confinement enforces (`none`, `full`, `partial`). */
+  enforcement?: string;
+  /** The error came from the runner itself (confinement or exec), not from starting it. */
+  runnerFailed?: boolean;
 }
 
 export interface ObservedReader {
@@ -77,6 +101,8 @@ export interface ProcessHandle {
   kill(): void;
   /** The streams' rendered tails and spill paths; meaningful once done. */
   streams(): { stdout: StreamResult; stderr: StreamResult };
+  /** The confinement facts of a sandboxed call, once done. */
+  sandboxFacts(): SandboxFacts | undefined;
   /** Frees the capture; call once the output is no longer needed. */
   release(): void;
 }

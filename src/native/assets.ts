@@ -6,7 +6,11 @@ import { loadBinding, loadedFrom, packageRoot } from './loader.js';
 /** shellring-runner lives next to the .node file that loaded (platform package or local build). */
 export function runnerPath(): string {
   loadBinding();
-  const file = path.join(path.dirname(loadedFrom()!), 'shellring-runner');
+  return checkRunner(path.join(path.dirname(loadedFrom()!), 'shellring-runner'));
+}
+
+/** Fails closed: a runner that is missing or not executable is an error before anything runs. */
+export function checkRunner(file: string): string {
   try {
     accessSync(file, constants.X_OK);
   } catch (cause) {

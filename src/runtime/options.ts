@@ -1,6 +1,8 @@
 // createRuntime's options, validated once with zod.
 import { z } from 'zod';
 import { executorConfigSchema } from '../executor/config.js';
+import { SANDBOX_MODES } from '../sandbox/modes.js';
+import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
 
 export const runtimeOptionsSchema = z
   .object({
@@ -22,6 +24,28 @@ export const runtimeOptionsSchema = z
     enableRunInBackground: z.boolean().default(true),
     promoteOnTimeout: z.boolean().default(true),
     dshHome: z.string().min(1).optional(),
+    /** Confine every command; `mode` is the standing default of every session. */
+    sandbox: z
+      .object({
+        mode: z.enum(SANDBOX_MODES).default('read-only'),
+        backend: z.enum(['landlock', 'bubblewrap']).default('landlock'),
+        network: z.enum(['allow', 'deny']).default('allow'),
+        bwrapPath: z.string().min(1).default('bwrap'),
+      })
+      .strict()
+      .optional(),
+    /** The approval service for sandbox escalation; without `request` there is none. */
+    approval: z
+      .object({
+        policy: z.enum(['ask', 'never']).default('ask'),
+        request: z
+          .custom<(request: ApprovalRequest) => Promise<ApprovalOutcome>>((value) => typeof value === 'function', {
+            error: 'expected a function',
+          })
+          .optional(),
+      })
+      .strict()
+      .optional(),
     locateSessionJsonl: z
       .custom<(sessionId: string) => string | undefined>((value) => typeof value === 'function', {
         error: 'expected a function',

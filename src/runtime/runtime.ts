@@ -10,6 +10,7 @@ import { BashTool } from '../tools/bash.js';
 import { JOBS_PROMPT, jobToolDefinitions } from '../tools/job-tools.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { JobsView } from './jobs-view.js';
+import { Sandbox } from '../sandbox/sandbox.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { Session, type SessionOptions } from './session.js';
 
@@ -38,6 +39,8 @@ export class Runtime {
   readonly executor: LocalExecutor;
   /** For observers (a web view) and people: never moves the model's read cursor. */
   readonly jobs: JobsView | undefined;
+  /** The sandboxing policy, when commands are confined. */
+  readonly sandbox: Sandbox | undefined;
   readonly #registry: JobRegistry | undefined;
   readonly #bash: BashTool;
   readonly #tools: ToolDefinition[];
@@ -49,10 +52,11 @@ export class Runtime {
   constructor(input: RuntimeOptions = {}) {
     const options = parseRuntimeOptions(input);
     this.executor = new LocalExecutor(options.executor ?? {});
-    this.env = new EnvRegistry({
-      dshHome: resolveDshHome(options.dshHome),
-      locateSessionJsonl: options.locateSessionJsonl,
-    });
+    const dshHome = resolveDshHome(options.dshHome);
+    this.env = new EnvRegistry({ dshHome, locateSessionJsonl: options.locateSessionJsonl });
+    if (options.sandbox) {
+      this.sandbox = new Sandbox(options.sandbox, this.executor.runnerPath, [this.executor.spills.root, dshHome]);
+    }
     if (options.jobs !== false) {
       this.#registry = new JobRegistry(nativeBackend, options.jobs ?? {});
       this.#registry.onNotice((notice) => {
@@ -67,6 +71,8 @@ export class Runtime {
       env: this.env,
       jobs: this.#registry,
       config: { enableRunInBackground: options.enableRunInBackground, promoteOnTimeout: options.promoteOnTimeout },
+      sandbox: this.sandbox,
+      approval: options.approval,
     });
     this.#tools = [this.#bash.definition, ...(this.#registry ? jobToolDefinitions() : [])];
     // Computed once: the same configuration always lists the same bytes, so a model's prompt cache keeps hitting.
@@ -86,6 +92,7 @@ export class Runtime {
       bash: this.#bash,
       jobs: this.#registry,
       executor: this.executor,
+      sandbox: this.sandbox,
       forget: () => this.#sessions.delete(options.id),
     });
     this.#sessions.set(options.id, session);
@@ -114,6 +121,7 @@ export class Runtime {
     await Promise.all([...this.#sessions.values()].map((session) => session.close()));
     await this.#registry?.close();
     await this.executor.close();
+    this.sandbox?.close();
   }
 }
 

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import type { LocalExecutor } from '../executor/local.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { BashTool } from '../tools/bash.js';
+import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { errorResult, type ToolResult } from '../tools/tool.js';
 
@@ -21,6 +23,7 @@ interface SessionDeps {
   bash: BashTool;
   jobs: JobRegistry | undefined;
   executor: LocalExecutor;
+  sandbox: Sandbox | undefined;
   forget: () => void;
 }
 
@@ -54,12 +57,28 @@ export class Session {
     return errorResult(new Error(`unknown tool ${JSON.stringify(name)}`));
   }
 
+  /** Changes this session's standing sandbox mode (a person's decision, not the model's). */
+  setSandboxMode(mode: SandboxMode): void {
+    if (!this.#deps.sandbox) {
+      throw Object.assign(new Error('this runtime has no sandbox; create it with the `sandbox` option'), {
+        code: 'SHELLRING_NO_SANDBOX',
+      });
+    }
+    if (!isSandboxMode(mode)) {
+      throw Object.assign(new Error(`invalid sandbox mode ${JSON.stringify(mode)}: expected one of ${SANDBOX_MODES.join(', ')}`), {
+        code: 'SHELLRING_INVALID_SANDBOX_MODE',
+      });
+    }
+    this.#deps.sandbox.setSessionMode(this.id, mode);
+  }
+
   /** Kills the session's jobs and leftover processes, removes its spill files; emits no notices. */
   close(): Promise<void> {
     this.#closed = true;
     this.#closing ??= (async () => {
       await this.#deps.jobs?.closeOwner(this.id);
       await this.#deps.executor.closeSession(this.id);
+      this.#deps.sandbox?.closeSession(this.id);
       this.#deps.forget();
     })();
     return this.#closing;

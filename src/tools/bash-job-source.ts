@@ -2,8 +2,9 @@
 import type { CaptureBackend } from '../capture/types.js';
 import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
 import type { JobSettlement, JobSource } from '../jobs/types.js';
+import { markers } from '../strings.js';
 
-export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend): JobSource {
+export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, escalationAdvertised: boolean): JobSource {
   return {
     captureId: handle.captureId,
     settled: handle.done.then(settlement),
@@ -13,6 +14,12 @@ export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend): J
         const info = capture.info(handle.captureId, stream);
         return (info.spill === 'active' || info.spill === 'complete') && info.spillPath ? [info.spillPath] : [];
       }),
+    settledNotices: () => {
+      const sandbox = handle.sandboxFacts();
+      if (sandbox?.runnerFailed) return [markers.runnerFailed(sandbox.mode)];
+      if (!sandbox?.denied) return [];
+      return escalationAdvertised ? [markers.denied(sandbox.mode), markers.escalationHint] : [markers.denied(sandbox.mode)];
+    },
     release: () => handle.release(),
   };
 }

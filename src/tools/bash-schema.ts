@@ -1,5 +1,6 @@
 // The bash tool's arguments: one zod source validates them with the contract's messages and yields the JSON Schema.
 import { z } from 'zod';
+import { isSandboxMode } from '../sandbox/modes.js';
 
 export const ESCALATION_MODES = ['workspace-write', 'danger-full-access'] as const;
 
@@ -82,7 +83,10 @@ export interface BashArgs {
 /** Validates with the schema; the first issue's message is the contract error. */
 export function parseBashArgs(schema: ReturnType<typeof bashArgsSchema>, input: unknown): BashArgs {
   const raw = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
-  const parsed = schema.safeParse(raw);
+  // The schema advertises only the escalation targets, but any mode name is well-formed here: a narrower one is
+  // refused later with the contract's "not strictly wider" error, against the call's current mode.
+  const { sandbox_permissions: mode, ...rest } = raw;
+  const parsed = schema.safeParse(isSandboxMode(mode) ? rest : raw);
   if (!parsed.success) throw new Error(parsed.error.issues[0]!.message);
   // Fields outside this configuration's schema still reach policy, which rejects them with their own errors.
   return {

@@ -10,6 +10,10 @@ import { bashToolErrors } from './strings.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
 import { bashDescription } from './bash-description.js';
 import { bashJobSource } from './bash-job-source.js';
+import { askApproval, type ApprovalConfig } from '../sandbox/approval.js';
+import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
+import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
+import { markers } from '../strings.js';
 import { renderForeground, type ForegroundFacts } from './render.js';
 import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 
@@ -24,6 +28,10 @@ export interface BashToolDeps {
   env: EnvRegistry;
   jobs?: JobRegistry;
   config: BashToolConfig;
+  /** A sandboxing executor's policy: present, the escalation fields are advertised. */
+  sandbox?: Sandbox;
+  /** The approval service; without `request` (and with policy `ask`) there is none. */
+  approval?: ApprovalConfig;
 }
 
 /** A person stopping a foreground command without giving a reason. */
@@ -40,7 +48,7 @@ export class BashTool {
     this.#deps = deps;
     this.#background = deps.config.enableRunInBackground && deps.jobs !== undefined;
     this.#promotes = this.#background && deps.config.promoteOnTimeout;
-    const options = { background: this.#background, promotes: this.#promotes, sandbox: false };
+    const options = { background: this.#background, promotes: this.#promotes, sandbox: deps.sandbox !== undefined };
     this.#schema = bashArgsSchema(options);
     this.definition = { name: 'bash', description: bashDescription(options), schema: this.#schema };
   }
@@ -49,8 +57,9 @@ export class BashTool {
     try {
       const args = parseBashArgs(this.#schema, input);
       this.#checkPolicy(args);
+      const mode = await this.#mode(args, context);
       if (context.signal?.aborted) throw new ToolError(bashToolErrors.aborted);
-      const spec = this.#spec(args, context);
+      const spec = this.#spec(args, context, mode);
       if (args.run_in_background) return this.#background_(args, spec, context);
       return await this.#foreground(args, spec, context);
     } catch (error) {
@@ -61,28 +70,68 @@ export class BashTool {
   #checkPolicy(args: BashArgs): void {
     const justified = args.justification !== undefined && args.justification.trim() !== '';
     if (args.sandbox_permissions === undefined && justified) throw new ToolError(bashToolErrors.justificationAlone);
-    if (args.sandbox_permissions !== undefined) throw new ToolError(bashToolErrors.noSandbox);
+    if (args.sandbox_permissions !== undefined && !this.#deps.sandbox) throw new ToolError(bashToolErrors.noSandbox);
     if (args.run_in_background) {
       if (!this.#deps.config.enableRunInBackground) throw new ToolError(bashToolErrors.backgroundDisabled);
       if (!this.#deps.jobs) throw new ToolError(bashToolErrors.backgroundUnavailable);
     }
   }
 
-  #spec(args: BashArgs, context: CallContext): ExecSpec {
+  /** The call's sandbox mode: a one-shot escalation a person approved, else the session's, else the default. */
+  async #mode(args: BashArgs, context: CallContext): Promise<SandboxMode | undefined> {
+    const sandbox = this.#deps.sandbox;
+    if (!sandbox) return undefined;
+    const current = sandbox.modeFor(context.sessionId);
+    const requested = args.sandbox_permissions;
+    if (requested === undefined || requested === current) return current;
+    if (!isSandboxMode(requested)) throw new ToolError(bashToolErrors.notWider(requested, current));
+    if (args.justification === undefined) throw new ToolError(bashToolErrors.needsJustification);
+    if (args.justification.trim() === '') throw new ToolError(bashToolErrors.blankJustification);
+    if (!isWider(requested, current)) throw new ToolError(bashToolErrors.notWider(requested, current));
+    const approval = this.#deps.approval;
+    if (!approval || (!approval.request && approval.policy !== 'never')) {
+      throw new ToolError(bashToolErrors.noApprovalService(requested));
+    }
+    if (!context.sessionId) throw new ToolError(bashToolErrors.noAgent(requested));
+    const outcome = await askApproval(approval, {
+      sessionId: context.sessionId,
+      toolName: 'bash',
+      callId: context.callId,
+      reason: `escalate sandbox to ${requested}: ${args.justification.trim()}`,
+      signal: context.signal,
+    });
+    if (outcome === 'allowed-once') return requested;
+    if (outcome === 'rejected') throw new ToolError(bashToolErrors.rejected(requested));
+    if (outcome === 'cancelled') throw new ToolError(bashToolErrors.cancelled(requested));
+    throw new ToolError(bashToolErrors.approvalUnavailable(requested));
+  }
+
+  #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): ExecSpec {
     const dshEnv = this.#deps.env.collect({
       sessionId: context.sessionId,
       callId: context.callId,
       toolName: 'bash',
       cwd: context.cwd,
     });
+    let confinement: Confinement | undefined;
+    if (mode !== undefined) confinement = this.#deps.sandbox!.confine(mode, context.cwd, context.sessionId);
+    // The canonical workspace root is the base, so confinement and launch name the same directory.
+    const base = confinement?.root ?? context.cwd;
     // Only named fields reach the executor: a model's `env` or `stdin` keys never do.
     return this.#deps.executor.resolve({
       command: args.command,
-      workdir: resolvePath(context.cwd, args.workdir ?? '.'),
+      workdir: resolvePath(base, args.workdir ?? '.'),
       timeoutMs: args.timeoutMs,
+      env: confinement?.env,
       dshEnv,
       sessionId: context.sessionId,
+      sandboxPolicy: confinement?.policy,
     });
+  }
+
+  /** Escalation is advertised while a wider mode exists to ask for. */
+  #hint(mode: string | undefined): boolean {
+    return this.#deps.sandbox !== undefined && mode !== 'danger-full-access';
   }
 
   #background_(args: BashArgs, spec: ExecSpec, context: CallContext): ToolResult {
@@ -93,7 +142,7 @@ export class BashTool {
       kind: 'bash',
       label: args.description.trim(),
       ownerId: context.sessionId,
-      source: bashJobSource(handle, this.#deps.capture),
+      source: bashJobSource(handle, this.#deps.capture, this.#hint(spec.sandbox?.mode)),
     });
     return textResult(jobTexts.started(job.id), { kind: 'background', jobId: job.id });
   }
@@ -106,7 +155,7 @@ export class BashTool {
       kind: 'bash',
       label: args.description.trim(),
       ownerId: context.sessionId,
-      source: bashJobSource(handle, this.#deps.capture),
+      source: bashJobSource(handle, this.#deps.capture, this.#hint(spec.sandbox?.mode)),
       foreground: true,
     });
     const ended = await waitFor(handle, spec.timeoutMs, context.signal);
@@ -138,9 +187,12 @@ export class BashTool {
       ...(stopped !== undefined ? { stopped } : {}),
       ...handle.streams(),
     };
+    const sandbox = handle.sandboxFacts();
+    if (sandbox) facts.sandbox = sandbox;
     jobs.remove(job.id);
+    if (sandbox?.runnerFailed) throw new ToolError(`${outcome.error}\n${markers.runnerFailed(sandbox.mode)}`);
     if (outcome.error !== undefined) throw new ToolError(outcome.error);
-    return foregroundResult(facts);
+    return foregroundResult(facts, this.#hint(sandbox?.mode));
   }
 
   /** No job behind the call: the executor's deadline kills the command at its timeout. */
@@ -152,12 +204,15 @@ export class BashTool {
       throw new ToolError((error as Error).message);
     }
     if (result.aborted) throw new ToolError(bashToolErrors.aborted);
-    return foregroundResult(result);
+    if (result.sandbox?.runnerFailed) {
+      throw new ToolError(`${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
+    }
+    return foregroundResult(result, this.#hint(result.sandbox?.mode));
   }
 }
 
-function foregroundResult(facts: ForegroundFacts): ToolResult {
-  return textResult(renderForeground(facts), {
+function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean): ToolResult {
+  return textResult(renderForeground(facts, escalationAdvertised), {
     kind: 'foreground',
     exitCode: facts.exitCode,
     signal: facts.signal,

@@ -25,12 +25,16 @@ describe('native binding', () => {
     expect(backend.kind).toBe('native');
     expect(Object.keys(loadBinding()).sort()).toEqual(
       [
+        'attachReader',
+        'closeFd',
         'create',
         'finish',
         'free',
         'info',
         'observe',
         'panicForTest',
+        'pipe',
+        'readersDone',
         'ringAppend',
         'ringObserve',
         'ringRead',

@@ -1,0 +1,97 @@
+// Command-line parsing on node:util parseArgs, with the CLI's own messages for every kind of usage error.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runtimeAccepts, SandboxUnavailableError } from '../faces/runtime-options.js';
+
+/** A mistake in how the command was invoked: reported on stderr with exit status 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+}
+
+export interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/**
+ * Parses leniently and then judges each token, because strict parseArgs reports unknown options and missing
+ * values in messages written for programmers (and takes `--cwd --timeout` as a directory named "--timeout").
+ */
+export function parseCommand(
+  command: string | undefined,
+  argv: string[],
+  options: Record<string, OptionSpec>,
+  { positionals = false } = {},
+): Parsed {
+  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+  const values: Parsed['values'] = {};
+  const rest: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      if (!positionals) throw new UsageError(`unexpected argument '${token.value}'`, command);
+      rest.push(token.value);
+      continue;
+    }
+    if (token.kind !== 'option') continue;
+    const spec = options[token.name];
+    if (!spec) throw new UsageError(`unknown option '${token.rawName}'`, command);
+    if (spec.type === 'boolean') {
+      if (token.inlineValue) throw new UsageError(`option '${token.rawName}' takes no value`, command);
+      values[token.name] = true;
+      continue;
+    }
+    // A following flag is a forgotten value, not a value; `--opt=-x` still passes one that starts with a dash.
+    if (token.value === undefined || token.value === '' || (!token.inlineValue && token.value.startsWith('-'))) {
+      throw new UsageError(`option '${token.rawName}' needs a value`, command);
+    }
+    if (values[token.name] !== undefined) throw new UsageError(`option '${token.rawName}' was given twice`, command);
+    values[token.name] = token.value;
+  }
+  return { values, positionals: rest };
+}
+
+export function integerOption(
+  command: string,
+  flag: string,
+  raw: string | boolean | undefined,
+  { min, max, unit }: { min: number; max: number; unit: string },
+): number | undefined {
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`invalid ${flag}: expected ${unit} from ${min} to ${max}, got '${raw}'`, command);
+  }
+  return value;
+}
+
+/** The directory must exist now: a typo should fail here, not as a spawn error on the first command. */
+export function directoryOption(command: string, raw: string | boolean | undefined): string | undefined {
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
+  const dir = resolve(raw);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    // Reported below with the same message as a file that is not a directory.
+  }
+  if (!isDirectory) throw new UsageError(`invalid --cwd: '${raw}' is not a directory`, command);
+  return dir;
+}
+
+/** `--sandbox` is refused up front in a build whose runtime has no sandbox, rather than silently ignored. */
+export function sandboxOption(command: string, raw: string | boolean | undefined): string | undefined {
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
+  if (!runtimeAccepts('sandbox')) throw new UsageError(`--sandbox: ${new SandboxUnavailableError().message}`, command);
+  return raw;
+}

@@ -1,0 +1,57 @@
+// The CLI's help texts, one per command.
+
+export const TOP_HELP = `Usage: shellring <command> [options]
+
+The bash tool for agent servers, from the command line.
+
+Commands:
+  run [options] -- <command>  Run one bash command through the runtime; print exactly what a model would see
+  mcp [options]               Serve the tools over MCP on stdio (one session)
+  serve [options]             Serve the tools over MCP streamable HTTP (one runtime session per MCP session)
+
+Options:
+  -h, --help                  Show this help
+  -v, --version               Print the version
+
+Run 'shellring <command> --help' for a command's options.
+`;
+
+export const RUN_HELP = `Usage: shellring run [options] -- <command>
+
+Runs <command> with bash -c through the whole runtime and prints exactly the text a model would see on stdout
+(a newline is added only when stdout is a terminal). Spill files named in that text are kept after exit.
+
+Exit status: 0 when the call produced a result, whatever the command's own exit code (read the [exit code: N]
+marker); 1 when the call was an error (its "Error: ..." text goes to stderr); 2 for a usage error;
+130 or 143 when interrupted by SIGINT or SIGTERM (the command is killed).
+
+Options:
+  --cwd <dir>       Working directory (default: the current directory)
+  --timeout <ms>    Stop the command after this many milliseconds (default 120000, at most 600000)
+  --sandbox <mode>  Confine the command: read-only, workspace-write or danger-full-access
+  -h, --help        Show this help
+`;
+
+export const MCP_HELP = `Usage: shellring mcp [options]
+
+Serves bash, job_output, job_list and job_kill over MCP on stdin/stdout as one session, until stdin closes.
+Background job completions arrive as notifications/message (level info, logger "shellring.jobs").
+
+Options:
+  --cwd <dir>       The session's working directory (default: the current directory)
+  --sandbox <mode>  Confine every command: read-only, workspace-write or danger-full-access
+  -h, --help        Show this help
+`;
+
+export const SERVE_HELP = `Usage: shellring serve [options]
+
+Serves the tools over MCP streamable HTTP at http://<host>:<port>/mcp, printing the URL on stderr. Each MCP
+session is its own runtime session: its jobs are its own and end when it closes. Stop with SIGINT or SIGTERM.
+
+Options:
+  --port <port>     TCP port (default 0: an ephemeral port)
+  --host <address>  Address to listen on (default 127.0.0.1; the server has no authentication)
+  --cwd <dir>       Every session's working directory (default: the current directory)
+  --sandbox <mode>  Confine every command: read-only, workspace-write or danger-full-access
+  -h, --help        Show this help
+`;

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// The `shellring` executable: dispatches to run, mcp and serve; usage errors exit 2 with a message on stderr.
+import { packageVersion } from '../faces/version.js';
+import { UsageError } from './args.js';
+import { TOP_HELP } from './help.js';
+import { write, type CliIO } from './io.js';
+import { mcpCommand } from './mcp.js';
+import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
+
+const COMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>> = {
+  run: runCommand,
+  mcp: mcpCommand,
+  serve: serveCommand,
+};
+
+async function main(argv: string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '-h' || first === '--help') {
+    await write(io.stdout, TOP_HELP);
+    return 0;
+  }
+  if (first === '-v' || first === '--version') {
+    await write(io.stdout, `${packageVersion()}\n`);
+    return 0;
+  }
+  if (first === undefined) throw new UsageError('missing command (run, mcp or serve)');
+  const command = COMMANDS[first];
+  if (!command) {
+    throw new UsageError(first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`);
+  }
+  return command(rest, io);
+}
+
+const io: CliIO = { stdout: process.stdout, stderr: process.stderr };
+let status: number;
+try {
+  status = await main(process.argv.slice(2), io);
+} catch (error) {
+  status = await report(error);
+}
+// Exit explicitly: a library handle left open (a worker pool, a socket) must not keep a finished CLI alive.
+process.exit(status);
+
+async function report(error: unknown): Promise<number> {
+  if (error instanceof UsageError) {
+    const help = error.command ? `shellring ${error.command} --help` : 'shellring --help';
+    await write(io.stderr, `shellring${error.command ? ` ${error.command}` : ''}: ${error.message}\nRun '${help}' for usage.\n`);
+    return 2;
+  }
+  // Options rejected by the runtime's own validation (a sandbox mode it does not know) are usage errors too.
+  if ((error as { code?: unknown })?.code === 'SHELLRING_INVALID_CONFIG') {
+    await write(io.stderr, `shellring: ${(error as Error).message}\n`);
+    return 2;
+  }
+  await write(io.stderr, `shellring: ${(error as Error)?.stack ?? String(error)}\n`);
+  return 1;
+}

@@ -1,0 +1,25 @@
+// `shellring mcp`: the MCP server on stdio. Nothing on this path may write to stdout but the protocol itself.
+import { serveStdio } from '../faces/mcp/stdio.js';
+import { directoryOption, parseCommand, sandboxOption } from './args.js';
+import { MCP_HELP } from './help.js';
+import { onceSignal, write, type CliIO } from './io.js';
+
+export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseCommand('mcp', argv, {
+    cwd: { type: 'string' },
+    sandbox: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    // Asked for by a person at a terminal, not by an MCP client: the one time stdout carries anything else.
+    await write(io.stdout, MCP_HELP);
+    return 0;
+  }
+  const cwd = directoryOption('mcp', values.cwd);
+  const sandboxMode = sandboxOption('mcp', values.sandbox);
+  const server = await serveStdio({ cwd, sandboxMode });
+  const release = onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => void server.close());
+  await server.closed;
+  release();
+  return 0;
+}

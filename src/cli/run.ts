@@ -1,0 +1,61 @@
+// `shellring run`: one bash call through the whole runtime, printing exactly the text a model would see.
+import { randomUUID } from 'node:crypto';
+import { faceRuntimeOptions } from '../faces/runtime-options.js';
+import { createRuntime } from '../runtime/runtime.js';
+import { directoryOption, integerOption, parseCommand, sandboxOption, UsageError } from './args.js';
+import { RUN_HELP } from './help.js';
+import { onceSignal, SIGNAL_EXIT, write, type CliIO } from './io.js';
+
+const DESCRIPTION = 'run from the command line';
+
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommand(
+    'run',
+    argv,
+    { cwd: { type: 'string' }, timeout: { type: 'string' }, sandbox: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { positionals: true },
+  );
+  if (values.help) {
+    await write(io.stdout, RUN_HELP);
+    return 0;
+  }
+  // A blank command is left to the bash tool, which refuses it with the same error a model would get.
+  if (positionals.length === 0) throw new UsageError('missing command: shellring run [options] -- <command>', 'run');
+  const command = positionals.join(' ');
+  const cwd = directoryOption('run', values.cwd) ?? process.cwd();
+  const timeoutMs = integerOption('run', '--timeout', values.timeout, { min: 1, max: 600_000, unit: 'milliseconds' });
+  const sandboxMode = sandboxOption('run', values.sandbox);
+  const runtime = await createRuntime(
+    faceRuntimeOptions(
+      {
+        // Nobody is left to read a background job once this process exits: a timeout kills the command.
+        promoteOnTimeout: false,
+        // The printed text may name a spill file; it must still be there for the person who reads it.
+        executor: { keepSpills: true },
+      },
+      { sandboxMode },
+    ),
+  );
+  const controller = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  const release = onceSignal(['SIGINT', 'SIGTERM'], (signal) => {
+    interrupted = signal;
+    controller.abort();
+  });
+  try {
+    const session = runtime.session({ id: randomUUID(), cwd });
+    const args = { command, description: DESCRIPTION, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+    const result = await session.callTool('bash', args, { signal: controller.signal });
+    const text = result.content.map((part) => part.text).join('');
+    if (result.isError) {
+      await write(io.stderr, `${text}\n`);
+      return interrupted ? SIGNAL_EXIT[interrupted]! : 1;
+    }
+    // Byte-exact for pipes and files; a terminal gets a final newline so the prompt starts on its own line.
+    await write(io.stdout, io.stdout.isTTY && !text.endsWith('\n') ? `${text}\n` : text);
+    return 0;
+  } finally {
+    release();
+    await runtime.close();
+  }
+}

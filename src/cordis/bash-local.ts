@@ -1,0 +1,31 @@
+// Plugin providing the `shell` service: the local executor (no sandbox), closed with its plugin.
+import type { Context } from 'cordis';
+import Schema from 'schemastery';
+import { LocalExecutor } from '../executor/local.js';
+import type { ExecutorConfigInput } from '../executor/config.js';
+import './services.js';
+import { closeOnDispose } from './teardown.js';
+
+export const name = 'bash-local';
+
+// No defaults here: the executor's own schema fills them and checks ranges, so they live in one place.
+export const Config: Schema<ExecutorConfigInput> = Schema.object({
+  cwd: Schema.string().description('Working directory when a call names none (default: the host working directory).'),
+  timeoutMs: Schema.natural().min(1).description('Default command timeout in milliseconds (120000).'),
+  maxTimeoutMs: Schema.natural().min(1).description('Largest timeout a call may ask for (600000).'),
+  maxOutputBytes: Schema.natural().description('Tail kept in memory per stream, in bytes (64000).'),
+  maxSpillBytes: Schema.natural().description('Largest spill file per stream, in bytes (64 MiB).'),
+  graceMs: Schema.natural().description('Between SIGTERM and SIGKILL, in milliseconds (3000).'),
+  drainMs: Schema.natural().description('How long pipes held by a descendant may stay open after the command ended (250).'),
+  threads: Schema.natural().min(1).max(64).description('Supervisor worker threads (2).'),
+  concurrentTasksPerWorker: Schema.natural().min(1).max(4096).description('Commands one worker supervises at once (256).'),
+  spillRoot: Schema.string().description('Where the private spill directory is created (default: the OS temporary directory).'),
+  sessionSpillQuota: Schema.natural().description('Spill bytes one session may hold on disk (1 GiB).'),
+  keepSpills: Schema.boolean().description('Keep spill files after their session closes (false).'),
+});
+
+export function apply(ctx: Context, config: ExecutorConfigInput): void {
+  const executor = new LocalExecutor(config);
+  ctx.set('shell', executor);
+  closeOnDispose(ctx, () => executor.close());
+}

@@ -1,0 +1,36 @@
+// The `systemPrompt` service: named prompt sections, rendered in order.
+import type { PromptSection } from '../runtime/runtime.js';
+
+export class PromptRegistry {
+  readonly #sections = new Map<string, PromptSection>();
+
+  /** Adds a section; the returned function removes exactly this registration. */
+  register(section: PromptSection): () => void {
+    if (this.#sections.has(section.name)) {
+      throw new Error(`prompt section ${JSON.stringify(section.name)} is already registered`);
+    }
+    const own = { ...section };
+    this.#sections.set(own.name, own);
+    return () => {
+      if (this.#sections.get(own.name) === own) this.#sections.delete(own.name);
+    };
+  }
+
+  get(name: string): PromptSection | undefined {
+    const section = this.#sections.get(name);
+    return section && { ...section };
+  }
+
+  /** By order, then by name, so the text never depends on which plugin loaded first. */
+  sections(): PromptSection[] {
+    return [...this.#sections.values()]
+      .sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((section) => ({ ...section }));
+  }
+
+  render(): string {
+    return this.sections()
+      .map((section) => section.text)
+      .join('\n\n');
+  }
+}

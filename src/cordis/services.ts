@@ -1,0 +1,31 @@
+// The services and events shellring's Cordis plugins provide, declared on Cordis' Context.
+import type { EnvRegistry } from '../env/registry.js';
+import type { LocalExecutor } from '../executor/local.js';
+import type { JobRegistry } from '../jobs/registry.js';
+import type { PromptRegistry } from './prompt-registry.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+/** A finished background job, addressed to the session that owns it. */
+export interface JobNotice {
+  sessionId: string;
+  jobId: string;
+  text: string;
+}
+
+declare module 'cordis' {
+  interface Context {
+    /** The executor seam: resolve / run / start. */
+    shell: LocalExecutor;
+    /** The managed DSH_* environment. */
+    shellEnv: EnvRegistry;
+    /** The background job runtime. */
+    jobs: JobRegistry;
+    tools: ToolRegistry;
+    systemPrompt: PromptRegistry;
+  }
+
+  interface Events {
+    /** A background job finished; the host delivers the text to the owning session. */
+    'jobs/notice'(notice: JobNotice): void;
+  }
+}

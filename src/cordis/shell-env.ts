@@ -1,0 +1,21 @@
+// Plugin providing the `shellEnv` service: the DSH_* environment registry every bash call collects from.
+import type { Context } from 'cordis';
+import Schema from 'schemastery';
+import { resolveDshHome } from '../env/dsh-home.js';
+import { EnvRegistry } from '../env/registry.js';
+import './services.js';
+
+export const name = 'shell-env';
+
+export interface Config {
+  dshHome?: string;
+}
+
+export const Config: Schema<Config> = Schema.object({
+  dshHome: Schema.string().description('DSH_HOME (default: a non-blank $DSH_HOME, else ~/.dsh).'),
+});
+
+export function apply(ctx: Context, config: Config): void {
+  const configured = config.dshHome?.trim() ? config.dshHome : undefined;
+  ctx.set('shellEnv', new EnvRegistry({ dshHome: resolveDshHome(configured) }));
+}

@@ -1,0 +1,53 @@
+// The bash tool plugin: registers `bash` and its prompt section, job-backed while a `jobs` service exists.
+import type { Context } from 'cordis';
+import Schema from 'schemastery';
+import { nativeBackend } from '../capture/native.js';
+import type { JobRegistry } from '../jobs/registry.js';
+import { BASH_PROMPT } from '../runtime/runtime.js';
+import { BashTool, type BashToolConfig } from '../tools/bash.js';
+import './services.js';
+
+export const name = 'tool-bash';
+
+export const inject = {
+  required: ['tools', 'shell', 'systemPrompt', 'shellEnv'],
+  optional: ['jobs'],
+};
+
+export interface Config extends BashToolConfig {}
+
+export const Config: Schema<Config> = Schema.object({
+  enableRunInBackground: Schema.boolean()
+    .default(true)
+    .description('Expose run_in_background while a job registry is composed; when false, forced background calls are rejected.'),
+  promoteOnTimeout: Schema.boolean()
+    .default(true)
+    .description('Keep a foreground command that reaches its timeout running as its background job instead of killing it.'),
+});
+
+export function apply(ctx: Context, config: Config): void {
+  ctx.effect(() => ctx.systemPrompt.register({ name: 'tool:bash', order: 1000, text: BASH_PROMPT }));
+
+  // A required service change restarts this plugin; `jobs` is optional, so its comings and goings are followed here.
+  let mounted: { jobs: JobRegistry | undefined; unregister: () => void } | undefined;
+  const mount = () => {
+    const jobs: JobRegistry | undefined = ctx.get('jobs') ?? undefined;
+    if (mounted && mounted.jobs === jobs) return;
+    mounted?.unregister();
+    mounted = undefined;
+    // BashTool fixes its registry and schema when built, so each swap builds a new one (cheap: one schema).
+    const tool = new BashTool({ executor: ctx.shell, capture: nativeBackend, env: ctx.shellEnv, jobs, config });
+    const unregister = ctx.tools.register({ definition: tool.definition, call: (input, context) => tool.call(input, context) });
+    mounted = { jobs, unregister };
+  };
+  ctx.effect(() => {
+    mount();
+    return () => {
+      mounted?.unregister();
+      mounted = undefined;
+    };
+  });
+  ctx.on('internal/service', (service) => {
+    if (service === 'jobs') mount();
+  });
+}

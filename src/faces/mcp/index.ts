@@ -1,0 +1,13 @@
+// The `shellring/mcp` subpath: the MCP faces, kept out of the package root so the SDK loads only when used.
+export { createMcpServer, instructionsOf, NOTICE_LOGGER } from './server.js';
+export type { McpServerOptions } from './server.js';
+export { serveStdio } from './stdio.js';
+export type { StdioServeOptions, StdioServer } from './stdio.js';
+export { serveHttp } from './http.js';
+export type { HttpServeOptions, HttpServer } from './http.js';
+export { SessionRoutes } from './routes.js';
+export type { SessionEndpoint } from './routes.js';
+export { elicitApproval } from './approval.js';
+export { TOOL_ANNOTATIONS } from './annotations.js';
+export { faceRuntimeOptions, runtimeAccepts, SandboxUnavailableError } from '../runtime-options.js';
+export type { ApprovalHandler, ApprovalOutcome, ApprovalRequest, FaceRuntimeOptions } from '../runtime-options.js';

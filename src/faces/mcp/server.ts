@@ -1,0 +1,80 @@
+// One MCP server per runtime session: tools/list and tools/call pass the runtime's schemas and results through as-is.
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { Session } from '../../runtime/session.js';
+import { errorResult } from '../../tools/tool.js';
+import { packageVersion } from '../version.js';
+import { TOOL_ANNOTATIONS } from './annotations.js';
+import { elicitApproval } from './approval.js';
+import type { SessionRoutes } from './routes.js';
+
+export interface McpServerOptions {
+  runtime: Runtime;
+  session: Session;
+  routes: SessionRoutes;
+  /** Runs once when the transport closes (client gone, DELETE, or server shutdown). */
+  onClose?: () => void;
+}
+
+/** The logger name on completion notices, so a client can tell them from other log lines. */
+export const NOTICE_LOGGER = 'shellring.jobs';
+
+export function instructionsOf(runtime: Runtime): string {
+  return runtime
+    .promptSections()
+    .sort((a, b) => a.order - b.order)
+    .map((section) => section.text)
+    .join('\n\n');
+}
+
+export function createMcpServer({ runtime, session, routes, onClose }: McpServerOptions): Server {
+  const server = new Server(
+    { name: 'shellring', version: packageVersion() },
+    { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime) },
+  );
+  const tools = runtime.listTools().map((tool) => {
+    const annotations = TOOL_ANNOTATIONS[tool.name];
+    return annotations ? { ...tool, annotations } : tool;
+  });
+  // Which MCP request a runtime call id belongs to, so an approval prompt rides on that request's stream.
+  const calls = new Map<string, RequestId>();
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const callId = randomUUID();
+    calls.set(callId, extra.requestId);
+    try {
+      // A client's notifications/cancelled aborts extra.signal, which kills the command.
+      const args = request.params.arguments ?? {};
+      return { ...(await session.callTool(request.params.name, args, { signal: extra.signal, callId })) };
+    } catch (error) {
+      return { ...errorResult(error) };
+    } finally {
+      calls.delete(callId);
+    }
+  });
+
+  const detach = routes.add(session.id, {
+    // Notices go out as logging messages (notifications/message, level info, data = the notice text): every MCP
+    // client already shows or records those, where a custom notification method would be dropped unseen.
+    notify: (notice) => {
+      // The transport's session id selects the level a client set with logging/setLevel.
+      server
+        .sendLoggingMessage({ level: 'info', logger: NOTICE_LOGGER, data: notice.text }, server.transport?.sessionId)
+        .catch(() => {});
+    },
+    approve: (approval) => elicitApproval(server, approval, approval.callId ? calls.get(approval.callId) : undefined),
+  });
+  server.onclose = () => {
+    detach();
+    onClose?.();
+  };
+  return server;
+}

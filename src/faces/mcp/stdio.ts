@@ -1,0 +1,66 @@
+// The MCP server over stdio: one runtime session for the life of the process; stdout carries protocol only.
+import { randomUUID } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { RuntimeOptions } from '../../runtime/options.js';
+import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { faceRuntimeOptions } from '../runtime-options.js';
+import { SessionRoutes } from './routes.js';
+import { createMcpServer } from './server.js';
+
+export interface StdioServeOptions {
+  /** The session's working directory. Default: the launch directory. */
+  cwd?: string;
+  /** Default: a fresh random id. */
+  sessionId?: string;
+  sandboxMode?: string;
+  runtimeOptions?: RuntimeOptions;
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+export interface StdioServer {
+  runtime: Runtime;
+  sessionId: string;
+  /** Settles once everything is closed: the client went away or close() was called. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function serveStdio(options: StdioServeOptions = {}): Promise<StdioServer> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const routes = new SessionRoutes();
+  const runtime = await createRuntime(
+    faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve }),
+  );
+  const unlisten = routes.listen(runtime);
+  const session = runtime.session({ id: options.sessionId ?? randomUUID(), cwd: options.cwd ?? process.cwd() });
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      stdin.off('end', onGone);
+      stdin.off('close', onGone);
+      stdout.off('error', onGone);
+      try {
+        await server.close().catch(() => {});
+        unlisten();
+        await runtime.close();
+      } finally {
+        markClosed();
+      }
+    })();
+    return closing;
+  };
+  // The SDK's transport does not watch for end of input; a client that exits must still end every command.
+  const onGone = () => void close();
+  const server = createMcpServer({ runtime, session, routes, onClose: onGone });
+  stdin.once('end', onGone);
+  stdin.once('close', onGone);
+  // A closed stdout (EPIPE) means the client is gone too.
+  stdout.once('error', onGone);
+  await server.connect(new StdioServerTransport(stdin, stdout));
+  return { runtime, sessionId: session.id, closed, close };
+}

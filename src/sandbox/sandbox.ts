@@ -1,0 +1,132 @@
+// The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, runner flags.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { executorErrors } from '../strings.js';
+import type { SandboxSpec } from '../executor/types.js';
+import { SANDBOX_MODES, type SandboxMode } from './modes.js';
+import { backendUsable, type SandboxBackend } from './probe.js';
+
+export interface SandboxConfig {
+  /** The deployment's standing mode. */
+  mode: SandboxMode;
+  backend: SandboxBackend;
+  /** Modes govern file writes; network is a separate switch, allowed by default. */
+  network: 'allow' | 'deny';
+  /** The bubblewrap executable, for backend 'bubblewrap'. */
+  bwrapPath: string;
+}
+
+/** One call's confinement: the runner flags, extra environment, and the canonical workspace root. */
+export interface Confinement {
+  policy: SandboxSpec;
+  env: Record<string, string>;
+  root: string;
+}
+
+export class SandboxError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class Sandbox {
+  readonly defaultMode: SandboxMode;
+  readonly #config: SandboxConfig;
+  readonly #runner: string;
+  readonly #protected: string[];
+  readonly #sessionModes = new Map<string, SandboxMode>();
+  readonly #tmpDirs = new Map<string, string>();
+  #tmpRoot: string | undefined;
+
+  /** `protectedPaths` hold the runtime's own state: no workspace may contain them. */
+  constructor(config: SandboxConfig, runnerPath: string, protectedPaths: string[]) {
+    this.#config = config;
+    this.defaultMode = config.mode;
+    this.#runner = runnerPath;
+    this.#protected = protectedPaths;
+  }
+
+  /** Escalation targets are always the two wider modes; strict widening is checked per call. */
+  get modes(): readonly SandboxMode[] {
+    return SANDBOX_MODES;
+  }
+
+  modeFor(sessionId: string | undefined): SandboxMode {
+    return (sessionId && this.#sessionModes.get(sessionId)) || this.defaultMode;
+  }
+
+  setSessionMode(sessionId: string, mode: SandboxMode): void {
+    this.#sessionModes.set(sessionId, mode);
+  }
+
+  /**
+   * The confinement of one call in `mode`.
+   * @throws SandboxError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
+   * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
+   */
+  confine(mode: SandboxMode, cwd: string, sessionId: string | undefined): Confinement {
+    const root = canonical(cwd);
+    if (mode === 'danger-full-access') return { policy: { mode, runnerArgs: [] }, env: {}, root };
+    const { backend, bwrapPath, network } = this.#config;
+    if (!backendUsable(backend, this.#runner, bwrapPath)) {
+      throw new SandboxError(executorErrors.sandboxUnavailable(mode), 'SANDBOX_UNAVAILABLE');
+    }
+    const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];
+    if (network === 'deny') args.push('--deny-network');
+    const env: Record<string, string> = {};
+    if (mode === 'workspace-write') {
+      this.#checkRoot(root);
+      const tmp = this.#tmpFor(sessionId);
+      args.push('--rw', root, '--rw', tmp);
+      env.TMPDIR = tmp;
+    }
+    return { policy: { mode, runnerArgs: args }, env, root };
+  }
+
+  closeSession(sessionId: string): void {
+    this.#sessionModes.delete(sessionId);
+    const dir = this.#tmpDirs.get(sessionId);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    this.#tmpDirs.delete(sessionId);
+  }
+
+  close(): void {
+    if (this.#tmpRoot) rmSync(this.#tmpRoot, { recursive: true, force: true });
+  }
+
+  #checkRoot(root: string): void {
+    const refuse = (why: string) =>
+      new SandboxError(`sandbox workspace root "${root}" is refused: ${why}`, 'SHELLRING_SANDBOX_ROOT');
+    if (root === sep) throw refuse('it would make the whole filesystem writable');
+    if (root === canonical(homedir())) throw refuse('it is the home directory; use a project directory');
+    for (const path of this.#protected) {
+      if (path === root || path.startsWith(root + sep)) {
+        throw refuse(`it contains the runtime's own state (${path}); use a narrower directory`);
+      }
+    }
+  }
+
+  /** A private, per-session temporary directory, never shared with the runtime's own state. */
+  #tmpFor(sessionId: string | undefined): string {
+    const key = sessionId ?? '';
+    let dir = this.#tmpDirs.get(key);
+    if (!dir) {
+      this.#tmpRoot ??= mkdtempSync(join(tmpdir(), 'shellring-tmp-'));
+      dir = join(this.#tmpRoot, `session-${this.#tmpDirs.size + 1}`);
+      mkdirSync(dir, { mode: 0o700 });
+      this.#tmpDirs.set(key, dir);
+    }
+    return dir;
+  }
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,68 @@
+// Shared pieces of the face tests: the built CLI, the SDK client, texts of results, and bounded waiting.
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export const repo = fileURLToPath(new URL('../..', import.meta.url));
+/** The compiled executable, as the package's `bin` runs it (`npm test` builds before vitest runs). */
+export const cli = join(repo, 'dist/src/cli/main.js');
+
+export function workdir(prefix: string): string {
+  // realpath: the tools report resolved paths, and the OS temp dir may sit behind a symlink.
+  return realpathSync(mkdtempSync(join(tmpdir(), `shellring-${prefix}-`)));
+}
+
+export interface TestClient {
+  client: Client;
+  notices: LoggingMessageNotification['params'][];
+}
+
+export function newClient(name: string, capabilities: ConstructorParameters<typeof Client>[1] = {}): TestClient {
+  const client = new Client({ name, version: '1.0.0' }, capabilities);
+  const notices: TestClient['notices'] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    notices.push(notification.params);
+  });
+  return { client, notices };
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+export function jobIdOf(text: string): string {
+  const match = /^started background job (\S+)$/.exec(text);
+  if (!match) throw new Error(`not a background start: ${JSON.stringify(text)}`);
+  return match[1]!;
+}
+
+export function spillPathOf(text: string): string {
+  const match = /\n\[output truncated; full output: (\/[^\]\n]+)\]$/.exec(text);
+  if (!match) throw new Error(`no spill path in: ${JSON.stringify(text.slice(-200))}`);
+  return match[1]!;
+}
+
+export function seqText(n: number): string {
+  let text = '';
+  for (let i = 1; i <= n; i += 1) text += `${i}\n`;
+  return text;
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `ms`. */
+export async function eventually<T>(check: () => T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms}ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

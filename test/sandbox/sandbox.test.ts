@@ -1,0 +1,144 @@
+// The sandbox end to end, per backend, as root and as an unprivileged user: scenarios.mjs runs in a child process.
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const UNPRIVILEGED = 'shellring-sbx';
+const isRoot = process.getuid?.() === 0;
+const scenarios = join(import.meta.dirname, 'scenarios.mjs');
+
+function unprivilegedUid(): number {
+  try {
+    execFileSync('id', ['-u', UNPRIVILEGED], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', UNPRIVILEGED]);
+  }
+  return Number(execFileSync('id', ['-u', UNPRIVILEGED], { encoding: 'utf8' }).trim());
+}
+
+type Run = { text: string; isError: boolean; value?: Record<string, any> };
+type Facts = Record<string, any>;
+
+function runScenarios(backend: string, user: 'root' | 'unprivileged'): Facts {
+  const base = mkdtempSync(join(tmpdir(), `shellring-sbx-${backend}-`));
+  try {
+    let command = [process.execPath, scenarios, backend, base];
+    if (user === 'unprivileged' && isRoot) {
+      const uid = unprivilegedUid();
+      chownSync(base, uid, uid);
+      command = ['runuser', '-u', UNPRIVILEGED, '--', ...command];
+    }
+    const out = execFileSync(command[0]!, command.slice(1), { encoding: 'utf8', timeout: 120_000 });
+    return JSON.parse(out.trim().split('\n').at(-1)!) as Facts;
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+const denied = (run: Run, mode: string) => {
+  expect(run.isError).toBe(false);
+  expect(run.value?.sandbox).toMatchObject({ mode, denied: true });
+  expect(run.text).toContain(`[sandbox: file access denied under ${mode} mode]`);
+  expect(run.text).toContain('[sandbox: escalation available — retry this exact command once with sandbox_permissions');
+};
+
+const users = isRoot ? (['root', 'unprivileged'] as const) : (['unprivileged'] as const);
+
+describe.each(['landlock', 'bubblewrap'])('sandbox backend %s', (backend) => {
+  describe.each(users)('as %s', (user) => {
+    const facts = runScenarios(backend, user);
+
+    it('denies writes under read-only and reports the denial', () => {
+      denied(facts.readOnlyWrite, 'read-only');
+      expect(facts.readOnlyFileExists).toBe(false);
+      expect(facts.lsRoot.text).toBe('etc\ndevnull-ok\n');
+      expect(facts.lsRoot.value.sandbox).toEqual({ mode: 'read-only', denied: false, enforcement: 'full' });
+    });
+
+    it('confines workspace-write to the workspace root and a private TMPDIR', () => {
+      expect(facts.inside.text).toBe('in\n');
+      denied(facts.sibling, 'workspace-write');
+      expect(facts.siblingExists).toBe(false);
+      expect(facts.symlink.value.exitCode).not.toBe(0);
+      expect(facts.symlinkExists).toBe(false);
+      expect(facts.rename.value.exitCode).not.toBe(0);
+      expect(facts.renameLanded).toBe(false);
+      expect(facts.tmpdir.text).toMatch(/^t\n.*shellring-tmp-.*\n$/);
+    });
+
+    it('keeps a double-forked setsid child confined after its parent exits', () => {
+      expect(facts.orphan.text).toBe('parent-done\n');
+      expect(facts.orphanExists).toBe(false);
+    });
+
+    it('confines background jobs and reports their denial when they settle', () => {
+      expect(facts.background.started).toMatch(/^started background job bash-\d+$/);
+      expect(facts.background.read).toContain('[sandbox: file access denied under workspace-write mode]');
+      expect(facts.background.read).toMatch(/\[status: completed, exit code: 1\]$/);
+      expect(facts.background.exists).toBe(false);
+    });
+
+    it('leaves the confined shell no capabilities, no remount, no view of the host', () => {
+      for (const line of ['CapEff:\t0000000000000000', 'CapPrm:\t0000000000000000']) {
+        expect(facts.caps.text).toContain(line);
+      }
+      expect(facts.mount.text).not.toMatch(/status 0\n/);
+      expect(facts.environ.text).toMatch(/^unreadable\n/);
+    });
+
+    it('applies the sandbox before BASH_ENV runs', () => {
+      expect(facts.bashEnv.text).toContain('child-ran');
+      expect(facts.bashEnvExists).toBe(false);
+    });
+
+    it('treats a command that imitates a runner failure as an ordinary failure', () => {
+      const run = facts.selfFailureLookalike as Run;
+      expect(run.isError).toBe(false);
+      expect(run.value?.exitCode).toBe(127);
+      expect(run.value?.sandbox.runnerFailed).toBeUndefined();
+      expect(run.text.endsWith('[exit code: 127]')).toBe(true);
+    });
+
+    it('escalates only after approval, and only for that call', () => {
+      expect(facts.escalate_rejected.text).toBe('Error: the user rejected escalating this command to "workspace-write"');
+      expect(facts.escalate_cancelled.text).toBe('Error: approval for escalating to "workspace-write" was cancelled');
+      expect(facts.escalate_unavailable.text).toBe(
+        'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel is available',
+      );
+      for (const outcome of ['rejected', 'cancelled', 'unavailable']) expect(facts[`escalate_${outcome}_exists`]).toBe(false);
+      expect(facts.escalateAllowed.text).toBe('(no output)');
+      expect(facts.escalateAllowedExists).toBe(true);
+      denied(facts.afterGrant, 'read-only');
+      expect(facts.approvals).toEqual(Array(4).fill('escalate sandbox to workspace-write: the test needs this file'));
+    });
+
+    it('blocks TCP connections when network is denied', () => {
+      expect(facts.network_allow.text).toBe('hello\nconnected\n');
+      expect(facts.network_deny.text).not.toContain('connected');
+      expect(facts.network_deny.value.exitCode).not.toBe(0);
+    });
+
+    it('refuses / as a workspace root and fails closed without a working runner', () => {
+      expect(facts.rootRefused).toEqual({
+        text: 'Error: sandbox workspace root "/" is refused: it would make the whole filesystem writable',
+        isError: true,
+      });
+      expect(facts.brokenRunner.text).toBe(
+        'Error: sandbox mode "read-only" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.',
+      );
+      expect(facts.brokenRunner.exists).toBe(false);
+      expect(facts.missingRunner).toMatch(/no-such-runner is missing or not executable/);
+    });
+
+    it('reports a runner failure out of band, never as the command’s own', () => {
+      const marker =
+        '[sandbox: the sandbox runner itself failed under read-only mode — the command did not run; this is a sandbox problem, not a command failure]';
+      expect(facts.runnerFailed.isError).toBe(true);
+      expect(facts.runnerFailed.text).toBe(`Error: sandbox landlock_restrict_self: Operation not permitted\n${marker}`);
+      expect(facts.runnerFailed.background).toContain(marker);
+      expect(facts.runnerFailed.background).toMatch(/\[status: failed, sandbox landlock_restrict_self/);
+    });
+  });
+});

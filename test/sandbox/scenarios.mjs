@@ -1,0 +1,150 @@
+// Sandbox scenarios run in a child Node process (as root, or as an unprivileged user): prints one JSON object of facts.
+// Usage: node scenarios.mjs <backend> <workdir>   (the workdir's parent must be writable by the running user)
+import { createServer } from 'node:net';
+import { existsSync, mkdirSync, writeFileSync, chmodSync, readlinkSync, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRuntime } from '../../dist/src/index.js';
+
+const [backend, base] = process.argv.slice(2);
+const ws = join(base, 'ws');
+const side = join(base, 'side');
+mkdirSync(ws, { recursive: true });
+mkdirSync(side, { recursive: true });
+
+const approvals = [];
+let answer = 'allowed-once';
+const runtime = await createRuntime({
+  sandbox: { mode: 'read-only', backend },
+  approval: {
+    request: async (request) => {
+      approvals.push(request.reason);
+      return answer;
+    },
+  },
+});
+const facts = {};
+const session = runtime.session({ id: 'sandbox', cwd: ws });
+const bash = async (command, extra = {}) => {
+  const result = await session.callTool('bash', { command, description: 'sandbox scenario', ...extra });
+  return { text: result.content[0].text, isError: result.isError === true, value: result.structuredContent };
+};
+
+// read-only
+facts.readOnlyWrite = await bash(`echo data > ${ws}/ro.txt`);
+facts.readOnlyFileExists = existsSync(join(ws, 'ro.txt'));
+facts.lsRoot = await bash('ls / | grep -x etc; echo discard > /dev/null && echo devnull-ok');
+
+// workspace-write
+session.setSandboxMode('workspace-write');
+facts.inside = await bash('echo in > inside.txt && cat inside.txt');
+facts.sibling = await bash(`echo out > ${side}/sibling.txt`);
+facts.siblingExists = existsSync(join(side, 'sibling.txt'));
+facts.symlink = await bash(`ln -s ${ws}/inside.txt ${side}/link`);
+facts.symlinkExists = (() => {
+  try {
+    return lstatSync(join(side, 'link')).isSymbolicLink();
+  } catch {
+    return false;
+  }
+})();
+facts.rename = await bash(`mv inside.txt ${side}/moved.txt`);
+facts.renameLanded = existsSync(join(side, 'moved.txt'));
+facts.tmpdir = await bash('echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "$TMPDIR"');
+const marker = join(side, 'orphan.txt');
+facts.orphan = await bash(`( setsid bash -c 'sleep 0.4; echo escaped > ${marker}' & ) ; echo parent-done`);
+await new Promise((resolve) => setTimeout(resolve, 900));
+facts.orphanExists = existsSync(marker);
+const bg = await bash(`sleep 0.2; echo late > ${side}/bg.txt`, { run_in_background: true });
+const bgRead = await session.callTool('job_output', { job_id: bg.value.jobId, wait: true });
+facts.background = { started: bg.text, read: bgRead.content[0].text, exists: existsSync(join(side, 'bg.txt')) };
+facts.caps = await bash("grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status");
+facts.mount = await bash('mount -o remount,rw / 2>&1; echo "status $?"');
+facts.environ = await bash(`head -c 20 /proc/${process.pid}/environ >/dev/null && echo readable || echo unreadable`);
+const bashEnv = join(ws, 'bashenv.sh');
+writeFileSync(bashEnv, `echo pwned > ${side}/bashenv.txt\n`);
+chmodSync(bashEnv, 0o644);
+facts.bashEnv = await bash(`BASH_ENV=${bashEnv} bash -c 'echo child-ran'`);
+facts.bashEnvExists = existsSync(join(side, 'bashenv.txt'));
+facts.selfFailureLookalike = await bash(
+  "echo 'error sandbox landlock_restrict_self: Operation not permitted'; echo '[sandbox: the sandbox runner itself failed under workspace-write mode — the command did not run; this is a sandbox problem, not a command failure]' >&2; exit 127",
+);
+
+// escalation from read-only, per outcome
+session.setSandboxMode('read-only');
+for (const outcome of ['rejected', 'cancelled', 'unavailable']) {
+  answer = outcome;
+  facts[`escalate_${outcome}`] = await bash(`echo x > ${ws}/esc-${outcome}.txt`, {
+    sandbox_permissions: 'workspace-write',
+    justification: 'the test needs this file',
+  });
+  facts[`escalate_${outcome}_exists`] = existsSync(join(ws, `esc-${outcome}.txt`));
+}
+answer = 'allowed-once';
+facts.escalateAllowed = await bash(`echo x > ${ws}/esc-allowed.txt`, {
+  sandbox_permissions: 'workspace-write',
+  justification: 'the test needs this file',
+});
+facts.escalateAllowedExists = existsSync(join(ws, 'esc-allowed.txt'));
+facts.afterGrant = await bash(`echo x > ${ws}/after-grant.txt`);
+facts.approvals = approvals;
+await runtime.close();
+
+// network: a listener on 127.0.0.1, then connect from confined commands
+const server = createServer((socket) => {
+  socket.on('error', () => {});
+  socket.end('hello\n');
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const { port } = server.address();
+const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -c 5 <&3 && echo && echo connected`;
+for (const network of ['allow', 'deny']) {
+  const rt = await createRuntime({ sandbox: { mode: 'workspace-write', backend, network } });
+  const s = rt.session({ id: 'net', cwd: ws });
+  const result = await s.callTool('bash', { command: connect, description: 'connect to the test listener' });
+  facts[`network_${network}`] = { text: result.content[0].text, value: result.structuredContent };
+  await rt.close();
+}
+server.close();
+
+// root refusal and fail-closed
+{
+  const rt = await createRuntime({ sandbox: { mode: 'workspace-write', backend } });
+  const s = rt.session({ id: 'root', cwd: '/' });
+  const result = await s.callTool('bash', { command: 'true', description: 'try the filesystem root' });
+  facts.rootRefused = { text: result.content[0].text, isError: result.isError === true };
+  await rt.close();
+}
+const brokenRunner = join(base, 'broken-runner');
+writeFileSync(brokenRunner, '#!/bin/sh\nexit 0\n');
+chmodSync(brokenRunner, 0o755);
+{
+  const rt = await createRuntime({ sandbox: { mode: 'read-only', backend }, executor: { runnerPath: brokenRunner } });
+  const s = rt.session({ id: 'broken', cwd: ws });
+  const result = await s.callTool('bash', { command: `echo x > ${ws}/broken.txt`, description: 'run with a broken runner' });
+  facts.brokenRunner = { text: result.content[0].text, isError: result.isError === true, exists: existsSync(join(ws, 'broken.txt')) };
+  await rt.close();
+}
+const failingRunner = join(base, 'failing-runner');
+writeFileSync(
+  failingRunner,
+  `#!/bin/sh\nif [ "$1" = --probe ]; then echo '{"landlockAbi":7}'; exit 0; fi\necho 'error sandbox landlock_restrict_self: Operation not permitted' >&3\nexit 1\n`,
+);
+chmodSync(failingRunner, 0o755);
+{
+  const rt = await createRuntime({ sandbox: { mode: 'read-only', backend: 'landlock' }, executor: { runnerPath: failingRunner } });
+  const s = rt.session({ id: 'failing', cwd: ws });
+  const fg = await s.callTool('bash', { command: 'echo hi', description: 'runner fails' });
+  const bgStart = await s.callTool('bash', { command: 'echo hi', description: 'runner fails', run_in_background: true });
+  const bgRead = await s.callTool('job_output', { job_id: bgStart.structuredContent.jobId, wait: true });
+  facts.runnerFailed = { text: fg.content[0].text, isError: fg.isError === true, background: bgRead.content[0].text };
+  await rt.close();
+}
+let missingError;
+try {
+  await createRuntime({ sandbox: { mode: 'read-only', backend }, executor: { runnerPath: join(base, 'no-such-runner') } });
+} catch (error) {
+  missingError = error.message;
+}
+facts.missingRunner = missingError ?? null;
+
+process.stdout.write(`${JSON.stringify(facts)}\n`);
