@@ -1,0 +1,92 @@
+// Sandbox escalation approvals routed to MCP form elicitation: granted, declined, and no channel at all.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
+import { call, newClient, textOf, workdir, type TestClient } from './helpers.js';
+
+const work = workdir('mcp-approval');
+let server: HttpServer;
+
+async function connect(name: string, answer?: (request: ElicitRequest) => ElicitResult): Promise<TestClient & { asked: ElicitRequest[] }> {
+  const tc = newClient(name, answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  const asked: ElicitRequest[] = [];
+  if (answer) {
+    tc.client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request);
+      return answer(request);
+    });
+  }
+  await tc.client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  return { ...tc, asked };
+}
+
+const escalate = (file: string) => ({
+  command: `echo written > ${file} && cat ${file}`,
+  description: 'write a file in the workspace',
+  sandbox_permissions: 'workspace-write',
+  justification: 'the task needs this file',
+});
+
+beforeAll(async () => {
+  server = await serveHttp({ port: 0, cwd: work, sandboxMode: 'read-only' });
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('approval through MCP elicitation', () => {
+  it('advertises escalation and refuses a write under read-only without it', async () => {
+    const tc = await connect('plain');
+    const { tools } = await tc.client.listTools();
+    const bash = tools.find((tool) => tool.name === 'bash')!;
+    expect(Object.keys(bash.inputSchema.properties ?? {})).toContain('sandbox_permissions');
+    const denied = await call(tc.client, 'bash', { command: 'echo x > denied.txt', description: 'try to write a file' });
+    expect(denied.isError).toBeFalsy();
+    expect(existsSync(join(work, 'denied.txt'))).toBe(false);
+    await tc.client.close();
+  });
+
+  it('runs the call once with the wider mode when the user allows it', async () => {
+    const tc = await connect('allows', () => ({ action: 'accept', content: { decision: 'allow-once' } }));
+    const result = await call(tc.client, 'bash', escalate('granted.txt'));
+    expect(textOf(result)).toBe('written\n');
+    expect(readFileSync(join(work, 'granted.txt'), 'utf8')).toBe('written\n');
+    expect(tc.asked).toHaveLength(1);
+    expect(tc.asked[0]!.params.message).toContain('escalate sandbox to workspace-write: the task needs this file');
+    expect(tc.asked[0]!.params).toMatchObject({ mode: 'form', requestedSchema: { required: ['decision'] } });
+    // The grant covered that one call: the next plain write is confined again.
+    await call(tc.client, 'bash', { command: 'echo x > after.txt', description: 'write without escalation' });
+    expect(existsSync(join(work, 'after.txt'))).toBe(false);
+    await tc.client.close();
+  });
+
+  it('reports a declined prompt as the user rejecting it, and a cancelled one as cancelled', async () => {
+    const declines = await connect('declines', () => ({ action: 'decline' }));
+    const rejected = await call(declines.client, 'bash', escalate('rejected.txt'));
+    expect(rejected.isError).toBe(true);
+    expect(textOf(rejected)).toBe('Error: the user rejected escalating this command to "workspace-write"');
+    expect(existsSync(join(work, 'rejected.txt'))).toBe(false);
+    await declines.client.close();
+
+    const cancels = await connect('cancels', () => ({ action: 'cancel' }));
+    const cancelled = await call(cancels.client, 'bash', escalate('cancelled.txt'));
+    expect(textOf(cancelled)).toBe('Error: approval for escalating to "workspace-write" was cancelled');
+    await cancels.client.close();
+  });
+
+  it('says no approval channel is available when the client cannot elicit', async () => {
+    const tc = await connect('no-elicitation');
+    const result = await call(tc.client, 'bash', escalate('unavailable.txt'));
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel is available',
+    );
+    expect(existsSync(join(work, 'unavailable.txt'))).toBe(false);
+    await tc.client.close();
+  });
+});
