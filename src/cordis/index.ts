@@ -3,7 +3,7 @@ import './services.js';
 
 export * as toolBash from './tool-bash.js';
 export * as bashLocal from './bash-local.js';
-// Sandboxing executor: `bashSandbox` from './bash-sandbox.js' takes this place; like bashLocal it provides `shell`.
+export * as bashSandbox from './bash-sandbox.js';
 export * as shellEnv from './shell-env.js';
 export * as jobsLocal from './jobs-local.js';
 export * as toolJobs from './tool-jobs.js';

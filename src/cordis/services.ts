@@ -4,6 +4,8 @@ import type { LocalExecutor } from '../executor/local.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { PromptRegistry } from './prompt-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ApprovalConfig } from '../sandbox/approval.js';
 
 /** A finished background job, addressed to the session that owns it. */
 export interface JobNotice {
@@ -21,6 +23,10 @@ declare module 'cordis' {
     /** The background job runtime. */
     jobs: JobRegistry;
     tools: ToolRegistry;
+    /** The sandboxing policy, when the executor confines commands. */
+    sandboxPolicy: Sandbox;
+    /** The host's approval service for sandbox escalation. */
+    approval: ApprovalConfig;
     systemPrompt: PromptRegistry;
   }
 

@@ -5,13 +5,15 @@ import { nativeBackend } from '../capture/native.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { BASH_PROMPT } from '../runtime/runtime.js';
 import { BashTool, type BashToolConfig } from '../tools/bash.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ApprovalConfig } from '../sandbox/approval.js';
 import './services.js';
 
 export const name = 'tool-bash';
 
 export const inject = {
   required: ['tools', 'shell', 'systemPrompt', 'shellEnv'],
-  optional: ['jobs'],
+  optional: ['jobs', 'sandboxPolicy', 'approval'],
 };
 
 export interface Config extends BashToolConfig {}
@@ -28,17 +30,20 @@ export const Config: Schema<Config> = Schema.object({
 export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => ctx.systemPrompt.register({ name: 'tool:bash', order: 1000, text: BASH_PROMPT }));
 
-  // A required service change restarts this plugin; `jobs` is optional, so its comings and goings are followed here.
-  let mounted: { jobs: JobRegistry | undefined; unregister: () => void } | undefined;
+  // A required service change restarts this plugin; the optional ones are followed here.
+  let mounted: { key: unknown[]; unregister: () => void } | undefined;
   const mount = () => {
     const jobs: JobRegistry | undefined = ctx.get('jobs') ?? undefined;
-    if (mounted && mounted.jobs === jobs) return;
+    const sandbox: Sandbox | undefined = ctx.get('sandboxPolicy') ?? undefined;
+    const approval: ApprovalConfig | undefined = ctx.get('approval') ?? undefined;
+    const key = [jobs, sandbox, approval];
+    if (mounted && mounted.key.every((service, i) => service === key[i])) return;
     mounted?.unregister();
     mounted = undefined;
     // BashTool fixes its registry and schema when built, so each swap builds a new one (cheap: one schema).
-    const tool = new BashTool({ executor: ctx.shell, capture: nativeBackend, env: ctx.shellEnv, jobs, config });
+    const tool = new BashTool({ executor: ctx.shell, capture: nativeBackend, env: ctx.shellEnv, jobs, sandbox, approval, config });
     const unregister = ctx.tools.register({ definition: tool.definition, call: (input, context) => tool.call(input, context) });
-    mounted = { jobs, unregister };
+    mounted = { key, unregister };
   };
   ctx.effect(() => {
     mount();
@@ -48,6 +53,6 @@ export function apply(ctx: Context, config: Config): void {
     };
   });
   ctx.on('internal/service', (service) => {
-    if (service === 'jobs') mount();
+    if (service === 'jobs' || service === 'sandboxPolicy' || service === 'approval') mount();
   });
 }

@@ -61,7 +61,10 @@ afterAll(async () => {
 describe('tool-bash plugin activation', () => {
   it('exports only the plugin contract, with the documented defaults', () => {
     expect(Object.keys(toolBash).sort()).toEqual(['Config', 'apply', 'inject', 'name']);
-    expect(toolBash.inject).toEqual({ required: ['tools', 'shell', 'systemPrompt', 'shellEnv'], optional: ['jobs'] });
+    expect(toolBash.inject).toEqual({
+      required: ['tools', 'shell', 'systemPrompt', 'shellEnv'],
+      optional: ['jobs', 'sandboxPolicy', 'approval'],
+    });
     expect(toolBash.Config()).toEqual({ enableRunInBackground: true, promoteOnTimeout: true });
     expect(toolBash.Config({ enableRunInBackground: false })).toEqual({ enableRunInBackground: false, promoteOnTimeout: true });
   });

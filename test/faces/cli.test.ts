@@ -63,7 +63,8 @@ describe('shellring run', () => {
 
   it('kills the command and exits 130 on SIGINT', async () => {
     const marker = `34.${process.pid}9`;
-    const child = spawn(process.execPath, [cli, 'run', '--', `sleep ${marker}`], { cwd: work });
+    // Written as arithmetic so that only the running command, not the CLI's own argv, carries the marker.
+    const child = spawn(process.execPath, [cli, 'run', '--', `sleep 34.$((${process.pid}9))`], { cwd: work });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
