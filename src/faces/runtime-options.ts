@@ -27,7 +27,8 @@ export function runtimeAccepts(key: string): boolean {
 }
 
 export function faceRuntimeOptions(base: RuntimeOptions, face: FaceRuntimeOptions): RuntimeOptions {
-  // Typed loosely on purpose: these keys exist only in builds whose runtime declares them, checked just above use.
+  // Loosely typed: the mode is a person's unchecked string, which createRuntime's own schema validates, and each
+  // key is added only after the check that this build's runtime declares it.
   const options: Record<string, unknown> = { ...base };
   if (face.sandboxMode !== undefined) {
     if (!runtimeAccepts('sandbox')) throw new SandboxUnavailableError();

@@ -47,6 +47,9 @@ interface Entry {
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServer> {
+  if (options.runtime && (options.runtimeOptions || options.sandboxMode !== undefined)) {
+    throw new TypeError('serveHttp: pass either an existing runtime or options to create one, not both');
+  }
   const host = options.host ?? '127.0.0.1';
   const endpoint = options.path ?? '/mcp';
   const cwd = options.cwd ?? process.cwd();
@@ -78,10 +81,16 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
         void session.close();
       },
     });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-    // Anything but an initialize request leaves the transport without a session: nothing to keep.
-    if (transport.sessionId === undefined) await server.close();
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      // Anything but a successful initialize leaves the transport without a session: nothing to keep.
+      if (transport.sessionId === undefined) {
+        await server.close().catch(() => {});
+        await session.close();
+      }
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -62,8 +62,8 @@ export function createMcpServer({ runtime, session, routes, onClose }: McpServer
   });
 
   const detach = routes.add(session.id, {
-    // Notices go out as logging messages (notifications/message, level info, data = the notice text): every MCP
-    // client already shows or records those, where a custom notification method would be dropped unseen.
+    // Notices go out as logging messages (notifications/message, level info, data = the notice text): any MCP
+    // client can show or record those, where a custom notification method would be ignored by most of them.
     notify: (notice) => {
       // The transport's session id selects the level a client set with logging/setLevel.
       server
