@@ -8,6 +8,7 @@ Commands:
   run [options] -- <command>  Run one bash command through the runtime; print exactly what a model would see
   mcp [options]               Serve the tools over MCP on stdio (one session)
   serve [options]             Serve the tools over MCP streamable HTTP (one runtime session per MCP session)
+  demo                        Walk through a few calls (a failure, a truncated stream, background jobs)
 
 Options:
   -h, --help                  Show this help
@@ -54,4 +55,15 @@ Options:
   --cwd <dir>       Every session's working directory (default: the current directory)
   --sandbox <mode>  Confine every command: read-only, workspace-write or danger-full-access
   -h, --help        Show this help
+`;
+
+export const DEMO_HELP = `Usage: shellring demo
+
+Runs a short sequence of tool calls in a temporary directory and prints each call and exactly what a model
+would see: a failing command, a long stream cut to its tail with the spill file that holds all of it, a
+background job read with job_output, and a command that outlives its timeout and continues as a job.
+Tails are capped at 200 bytes here so the output stays short. Spill files are kept after exit.
+
+Options:
+  -h, --help  Show this help
 `;

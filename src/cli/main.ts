@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `shellring` executable: dispatches to run, mcp and serve; usage errors exit 2 with a message on stderr.
+// The `shellring` executable: dispatches to run, mcp, serve and demo; usage errors exit 2 with a message on stderr.
 import { packageVersion } from '../faces/version.js';
 import { UsageError } from './args.js';
 import { TOP_HELP } from './help.js';
 import { write, type CliIO } from './io.js';
+import { demoCommand } from './demo.js';
 import { mcpCommand } from './mcp.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>> =
   run: runCommand,
   mcp: mcpCommand,
   serve: serveCommand,
+  demo: demoCommand,
 };
 
 async function main(argv: string[], io: CliIO): Promise<number> {
@@ -24,7 +26,7 @@ async function main(argv: string[], io: CliIO): Promise<number> {
     await write(io.stdout, `${packageVersion()}\n`);
     return 0;
   }
-  if (first === undefined) throw new UsageError('missing command (run, mcp or serve)');
+  if (first === undefined) throw new UsageError('missing command (run, mcp, serve or demo)');
   const command = COMMANDS[first];
   if (!command) {
     throw new UsageError(first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`);

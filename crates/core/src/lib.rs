@@ -9,6 +9,7 @@ pub mod options;
 pub mod reader;
 pub mod registry;
 pub mod ring;
+pub mod ring_view;
 pub mod spill;
 pub mod tail;
 pub mod utf8;
@@ -19,5 +20,6 @@ pub use options::CaptureOptions;
 pub use ring::{
     ChunkKind, ReadMeta, Ring, RingOptions, RingRead, RingReadInto, RingState, Segment, SegmentLen,
 };
+pub use ring_view::{RingView, SegmentRef};
 pub use spill::{Spill, SpillState};
-pub use tail::{Observed, Tail};
+pub use tail::{Observed, ObservedView, Tail};

@@ -2,8 +2,10 @@
 //! number of observers.
 
 use std::collections::VecDeque;
+use std::convert::Infallible;
 
 use crate::error::Error;
+use crate::ring_view::{Plan, RingView};
 use crate::utf8;
 
 /// What produced a chunk.
@@ -62,11 +64,11 @@ impl Default for RingOptions {
 }
 
 #[derive(Debug)]
-struct Chunk {
-    offset: u64,
-    kind: ChunkKind,
-    gap: bool,
-    data: Vec<u8>,
+pub(crate) struct Chunk {
+    pub offset: u64,
+    pub kind: ChunkKind,
+    pub gap: bool,
+    pub data: Vec<u8>,
 }
 
 impl Chunk {
@@ -128,12 +130,6 @@ pub struct RingState {
     pub settled: bool,
     pub terminal_read: bool,
     pub retained: u64,
-}
-
-/// A planned read: ranges of chunks, resolved to bytes only by the caller that needs them.
-struct Plan {
-    parts: Vec<(usize, usize, usize)>,
-    meta: ReadMeta,
 }
 
 /// The ring of one job.
@@ -343,29 +339,30 @@ impl Ring {
         let earliest = self.earliest();
         let lossy = requested < earliest;
         let start = requested.max(earliest).min(self.total);
-        let mut parts = Vec::new();
-        let mut taken = 0usize;
         let first = self.chunks.partition_point(|c| c.end() <= start);
         // Chunks are contiguous from `earliest`, so the first chunk ending after `start` holds it.
-        let mut pos = self
+        let head = self
             .chunks
             .get(first)
             .map_or(0, |c| (start - c.offset) as usize);
-        for (index, chunk) in self.chunks.iter().enumerate().skip(first) {
+        let (mut count, mut end, mut taken, mut pos) = (0, 0, 0usize, head);
+        for chunk in self.chunks.range(first..) {
             let room = max - taken;
             if room == 0 {
                 break;
             }
             let bytes = &chunk.data[pos..];
             if bytes.len() <= room {
-                parts.push((index, pos, chunk.data.len()));
+                count += 1;
+                end = chunk.data.len();
                 taken += bytes.len();
                 pos = 0;
                 continue;
             }
             let cut = utf8::boundary_cut(bytes, room);
             if !(fit && cut > room) {
-                parts.push((index, pos, pos + cut));
+                count += 1;
+                end = pos + cut;
                 taken += cut;
             }
             break;
@@ -378,77 +375,103 @@ impl Ring {
             earliest,
             settled: self.settled,
         };
-        Plan { parts, meta }
+        Plan {
+            first,
+            count,
+            head,
+            end,
+            meta,
+        }
     }
 
-    fn materialize(&self, plan: Plan) -> RingRead {
-        let segments = plan
-            .parts
-            .iter()
-            .map(|&(index, start, end)| {
-                let chunk = &self.chunks[index];
-                Segment {
-                    kind: chunk.kind,
-                    gap: chunk.gap && start == 0,
-                    data: chunk.data[start..end].to_vec(),
-                }
-            })
-            .collect();
-        RingRead {
-            segments,
-            meta: plan.meta,
-        }
+    fn view(&self, plan: Plan) -> RingView<'_> {
+        RingView::new(&self.chunks, plan)
+    }
+
+    /// An observer read as a view of the ring's own bytes, changing nothing.
+    pub fn observe_view(&self, from: u64, max: usize) -> RingView<'_> {
+        self.view(self.plan(from, max, false))
     }
 
     /// An observer read: bytes from `from`, changing nothing.
     pub fn observe(&self, from: u64, max: usize) -> RingRead {
-        self.materialize(self.plan(from, max, false))
+        self.observe_view(from, max).to_read()
     }
 
-    /// A consumer read of at most `max` bytes (more only when not one character fits): moves the cursor.
+    /// A consumer read of at most `max` bytes (more only when not one character fits), handed to `f` as a
+    /// view before anything moves. The cursor moves to the read's end only when `f` returns `Ok`, so a
+    /// caller that cannot take the bytes (its output could not be allocated) leaves them for the next read.
+    ///
+    /// # Errors
+    ///
+    /// Whatever `f` returns.
+    pub fn read_with<T, E>(
+        &mut self,
+        max: usize,
+        f: impl FnOnce(&RingView<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let plan = self.plan(self.consumer, max, false);
+        let out = f(&self.view(plan))?;
+        self.consumed(plan.meta.to);
+        Ok(out)
+    }
+
+    /// A consumer read of at most `max` bytes: moves the cursor.
     pub fn read(&mut self, max: usize) -> RingRead {
-        let read = self.materialize(self.plan(self.consumer, max, false));
-        self.consumed(read.meta.to);
-        read
+        match self.read_with(max, |view| Ok::<_, Infallible>(view.to_read())) {
+            Ok(read) => read,
+            Err(never) => match never {},
+        }
     }
 
-    /// A consumer read into `buf`, which bounds it: a character that does not fit stays for the next
-    /// read, so this may return fewer bytes than [`Ring::read`] with the same `max` would.
+    /// A consumer read that never passes `max` (the length of the caller's buffer): a character that does
+    /// not fit stays for the next read, so this may take fewer bytes than [`Ring::read`] with the same
+    /// `max` would. Like [`Ring::read_with`], the cursor moves only when `f` returns `Ok`; the outer
+    /// result is the ring's own verdict, the inner one `f`'s.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferTooSmall`] when `max` cannot hold even the next character; `f` is not called and the
+    /// cursor stays.
+    pub fn read_fitting_with<T, E>(
+        &mut self,
+        max: usize,
+        f: impl FnOnce(&RingView<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>, Error> {
+        let plan = self.plan(self.consumer, max, true);
+        if plan.count == 0 && plan.meta.from < self.total && max > 0 {
+            let chunk = &self.chunks[plan.first];
+            let pos = (plan.meta.from - chunk.offset) as usize;
+            let needed = utf8::boundary_cut(&chunk.data[pos..], max);
+            return Err(Error::BufferTooSmall {
+                needed,
+                available: max,
+            });
+        }
+        let out = f(&self.view(plan));
+        if out.is_ok() {
+            self.consumed(plan.meta.to);
+        }
+        Ok(out)
+    }
+
+    /// A consumer read into `buf`, which bounds it (see [`Ring::read_fitting_with`]).
     ///
     /// # Errors
     ///
     /// [`Error::BufferTooSmall`] when `buf` cannot hold even the next character; the cursor stays.
     pub fn read_into(&mut self, buf: &mut [u8]) -> Result<RingReadInto, Error> {
-        let plan = self.plan(self.consumer, buf.len(), true);
-        if plan.parts.is_empty() && plan.meta.from < self.total && !buf.is_empty() {
-            let chunk = &self.chunks[self.chunks.partition_point(|c| c.end() <= plan.meta.from)];
-            let pos = (plan.meta.from - chunk.offset) as usize;
-            let needed = utf8::boundary_cut(&chunk.data[pos..], buf.len());
-            return Err(Error::BufferTooSmall {
-                needed,
-                available: buf.len(),
-            });
+        let read = self.read_fitting_with(buf.len(), |view| {
+            Ok::<_, Infallible>(RingReadInto {
+                bytes: view.copy_to(buf),
+                segments: view.segment_lengths(),
+                meta: view.meta(),
+            })
+        })?;
+        match read {
+            Ok(read) => Ok(read),
+            Err(never) => match never {},
         }
-        let mut segments = Vec::with_capacity(plan.parts.len());
-        let mut at = 0;
-        for &(index, start, end) in &plan.parts {
-            let chunk = &self.chunks[index];
-            let length = end - start;
-            buf[at..at + length].copy_from_slice(&chunk.data[start..end]);
-            at += length;
-            segments.push(SegmentLen {
-                kind: chunk.kind,
-                gap: chunk.gap && start == 0,
-                length,
-            });
-        }
-        let meta = plan.meta;
-        self.consumed(meta.to);
-        Ok(RingReadInto {
-            bytes: at,
-            segments,
-            meta,
-        })
     }
 
     fn consumed(&mut self, to: u64) {
