@@ -1,6 +1,7 @@
 // The main-thread baseline for the executor: child_process.spawn of `bash -c`, its pipes read in JavaScript,
 // keeping the same 64000-byte tail per stream the executor keeps.
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { NaiveTail } from './naive.js';
 
 export interface JsCaptured {
@@ -32,5 +33,19 @@ export function bareSpawn(command: string): Promise<number | null> {
     const child = spawn('bash', ['-c', command], { stdio: 'ignore' });
     child.on('error', reject);
     child.on('exit', (code) => resolve(code));
+  });
+}
+
+/** `bareSpawn` with the synchronous time of the spawn call itself and the wall time to exit, in ms. */
+export function bareSpawnTimed(command: string): Promise<{ syncMs: number; wallMs: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('bash', ['-c', command], { stdio: 'ignore' });
+    const syncMs = performance.now() - t0;
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve({ syncMs, wallMs: performance.now() - t0 });
+      else reject(new Error(`bash -c ${command}: exit ${code}`));
+    });
   });
 }

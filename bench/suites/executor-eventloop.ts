@@ -6,6 +6,7 @@ import { asyncRounds, roundRatios, type AsyncCase } from '../lib/async-rounds.js
 import { jsCapture } from '../lib/js-capture.js';
 import { LOOP_RESOLUTION_MS, withLoopDelay } from '../lib/loop-delay.js';
 import type { Spread } from '../lib/percentiles.js';
+import { mainThreadSched, schedSince, type Sched } from '../lib/schedstat.js';
 import { find, withRatios, type Figure } from '../lib/rows.js';
 import type { SuiteResult, Table } from '../lib/types.js';
 import { fmt, median, MiB } from '../lib/units.js';
@@ -21,15 +22,18 @@ const TARGET_MAX_MS = 25;
 interface Sample {
   delay: Spread;
   wallMs: number;
+  /** The main thread's own CPU time and its time runnable but waiting for a CPU. */
+  sched: Sched | null;
 }
 
 const executorName = (n: number): string => `executor, ${n} x 100 MiB`;
 const jsName = (n: number): string => `child_process + JS tail, ${n} x 100 MiB`;
 
 async function timedDelay(body: () => Promise<void>): Promise<Sample> {
+  const sched = mainThreadSched();
   const start = performance.now();
   const { delay } = await withLoopDelay(body);
-  return { delay, wallMs: performance.now() - start };
+  return { delay, wallMs: performance.now() - start, sched: schedSince(sched) };
 }
 
 function cases(executor: LocalExecutor, n: number, bytes: number): AsyncCase<Sample>[] {
@@ -71,6 +75,8 @@ function figures(samples: Map<string, Sample[]>, n: number): Figure[] {
         'max ms': median(list.map((s) => s.delay.max)),
         'worst max ms': Math.max(...list.map((s) => s.delay.max)),
         'wall s': median(list.map((s) => s.wallMs)) / 1000,
+        'main cpu ms': list.every((s) => s.sched) ? median(list.map((s) => s.sched!.cpuMs)) : '-',
+        'main runq wait ms': list.every((s) => s.sched) ? median(list.map((s) => s.sched!.waitMs)) : '-',
         'runs p99 ms': list.map((s) => s.delay.p99),
       },
     };
@@ -125,6 +131,9 @@ export async function run(): Promise<SuiteResult> {
         'pass at 1 MiB per command; the ratio is the median of per-round p99 ratios.',
       `Delays are as monitorEventLoopDelay reports them: whole timer intervals, so an idle loop reads about ` +
         `${LOOP_RESOLUTION_MS} ms, not 0. The histogram covers the spawns, the output and the results.`,
+      'main cpu / main runq wait: the main thread\'s own CPU time and its time runnable but waiting for a CPU ' +
+        '(/proc/<pid>/task/<pid>/schedstat) over the case: a loop delay with little CPU and much waiting is ' +
+        'the scheduler sharing 2 cores among many busy threads, not work on the loop.',
       'Executor: LocalExecutor.run, default 2 worker threads, tail only (maxSpillBytes 0). child_process: ' +
         'spawn(bash -c) on the main thread, both pipes read in JS into a 64000-byte Buffer.concat-and-slice tail.',
     ],

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::options::CaptureOptions;
 use crate::ring::{ChunkKind, Ring};
 use crate::spill::{Spill, SpillState};
-use crate::tail::{Observed, Tail};
+use crate::tail::{Observed, ObservedView, Tail};
 
 /// Which output stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,11 +130,21 @@ impl Capture {
         self.streams[stream as usize].tail.window()
     }
 
+    /// The retained tail window of `stream` as at most two slices in stream order, without copying.
+    pub fn tail_slices(&self, stream: Stream) -> (&[u8], &[u8]) {
+        self.streams[stream as usize].tail.window_slices()
+    }
+
     /// An observer read of `stream`'s tail; an incomplete last sequence is held back until finished.
     pub fn observe(&self, stream: Stream, from: u64, max: usize) -> Observed {
+        self.observe_view(stream, from, max).to_observed()
+    }
+
+    /// [`Capture::observe`] as a view of the tail's own buffer.
+    pub fn observe_view(&self, stream: Stream, from: u64, max: usize) -> ObservedView<'_> {
         self.streams[stream as usize]
             .tail
-            .observe(from, max, self.finished)
+            .observe_view(from, max, self.finished)
     }
 
     pub fn ring(&self) -> Option<&Ring> {

@@ -3,6 +3,10 @@
 //! The map lock is held only to find a capture, and a capture's own lock only for one call, so a worker
 //! thread can write into one capture while the main thread reads another (or the same one, between
 //! writes).
+//!
+//! The `*_with` functions hand a view of a capture's own bytes to a closure that runs with the capture's
+//! lock held, so a binding copies straight into memory it owns; the closure must not call back into the
+//! registry (the lock is not reentrant).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +17,8 @@ use crate::error::Error;
 use crate::options::CaptureOptions;
 use crate::reader;
 use crate::ring::{ChunkKind, Ring, RingRead, RingReadInto, RingState};
-use crate::tail::Observed;
+use crate::ring_view::RingView;
+use crate::tail::{Observed, ObservedView};
 
 type Map = HashMap<u64, Arc<Mutex<Capture>>>;
 
@@ -116,11 +121,38 @@ pub fn tail(id: u64, stream: Stream) -> Result<Vec<u8>, Error> {
     with(id, |c| c.tail(stream))
 }
 
+/// The retained tail window as at most two slices in stream order, handed to `f`.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn tail_with<T>(id: u64, stream: Stream, f: impl FnOnce(&[u8], &[u8]) -> T) -> Result<T, Error> {
+    with(id, |c| {
+        let (a, b) = c.tail_slices(stream);
+        f(a, b)
+    })
+}
+
 /// # Errors
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn observe(id: u64, stream: Stream, from: u64, max: usize) -> Result<Observed, Error> {
     with(id, |c| c.observe(stream, from, max))
+}
+
+/// [`observe`] handed to `f` as a view of the tail's own buffer.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist.
+pub fn observe_with<T>(
+    id: u64,
+    stream: Stream,
+    from: u64,
+    max: usize,
+    f: impl FnOnce(&ObservedView<'_>) -> T,
+) -> Result<T, Error> {
+    with(id, |c| f(&c.observe_view(stream, from, max)))
 }
 
 /// # Errors
@@ -137,6 +169,35 @@ pub fn ring_append(id: u64, kind: ChunkKind, data: &[u8], gap: bool) -> Result<(
 /// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
 pub fn ring_read(id: u64, max: usize) -> Result<RingRead, Error> {
     with_ring(id, |r| r.read(max))
+}
+
+/// A consumer read of at most `max` bytes handed to `f` as a view (see [`Ring::read_with`]): the cursor
+/// moves only when `f` returns `Ok`.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring;
+/// the inner result is `f`'s.
+pub fn ring_read_with<T, E>(
+    id: u64,
+    max: usize,
+    f: impl FnOnce(&RingView<'_>) -> Result<T, E>,
+) -> Result<Result<T, E>, Error> {
+    with_ring(id, |r| r.read_with(max, f))
+}
+
+/// A consumer read that never passes `max` handed to `f` as a view (see [`Ring::read_fitting_with`]).
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`], [`Error::NoRing`], or [`Error::BufferTooSmall`] when `max` bytes cannot hold
+/// the next character; the inner result is `f`'s.
+pub fn ring_read_fitting_with<T, E>(
+    id: u64,
+    max: usize,
+    f: impl FnOnce(&RingView<'_>) -> Result<T, E>,
+) -> Result<Result<T, E>, Error> {
+    with_ring(id, |r| r.read_fitting_with(max, f))?
 }
 
 /// A consumer read into `buf`.
@@ -156,6 +217,20 @@ pub fn ring_read_into(id: u64, buf: &mut [u8]) -> Result<RingReadInto, Error> {
 /// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
 pub fn ring_observe(id: u64, from: u64, max: usize) -> Result<RingRead, Error> {
     with_ring(id, |r| r.observe(from, max))
+}
+
+/// An observer read from `from` handed to `f` as a view of the ring's own bytes.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+pub fn ring_observe_with<T>(
+    id: u64,
+    from: u64,
+    max: usize,
+    f: impl FnOnce(&RingView<'_>) -> T,
+) -> Result<T, Error> {
+    with_ring(id, |r| f(&r.observe_view(from, max)))
 }
 
 /// # Errors

@@ -486,6 +486,7 @@ impl Ring {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ring_view::SegmentRef;
     use ChunkKind::*;
 
     fn ring(live: usize, settled: usize) -> Ring {
@@ -819,5 +820,71 @@ mod tests {
         let mut big = [0u8; 8];
         let got = r.read_into(&mut big).unwrap();
         assert_eq!(&big[..got.bytes], "😀".as_bytes());
+    }
+
+    #[test]
+    fn a_read_with_a_failing_caller_leaves_the_cursor() {
+        let mut r = ring(100, 10);
+        r.append(Stdout, b"abc", false);
+        r.settle();
+        let failed: Result<(), &str> = r.read_with(100, |view| {
+            assert_eq!(view.len(), 3);
+            Err("no room")
+        });
+        assert_eq!(failed, Err("no room"));
+        assert_eq!(r.state().consumer, 0);
+        assert!(!r.state().terminal_read, "a failed read is not the terminal read");
+        let got: Result<Vec<u8>, ()> = r.read_with(100, |view| Ok(view.to_read().segments[0].data.clone()));
+        assert_eq!(got.unwrap(), b"abc");
+        assert_eq!(r.state().consumer, 3);
+        assert!(r.state().terminal_read);
+    }
+
+    #[test]
+    fn a_view_yields_the_segments_of_the_read_and_copies_them_in_order() {
+        let mut r = ring(100, 10);
+        r.append(Stdout, b"hello", true);
+        r.append(Stderr, b"e", false);
+        r.append(Log, "x€y".as_bytes(), false);
+        let view = r.observe_view(1, 7);
+        assert_eq!(view.len(), 6);
+        assert_eq!(view.segment_count(), 3);
+        let segments: Vec<SegmentRef<'_>> = view.segments().collect();
+        assert_eq!(
+            segments,
+            vec![
+                SegmentRef { kind: Stdout, gap: false, data: b"ello" },
+                SegmentRef { kind: Stderr, gap: false, data: b"e" },
+                SegmentRef { kind: Log, gap: false, data: b"x" },
+            ]
+        );
+        let mut out = [0u8; 8];
+        assert_eq!(view.copy_to(&mut out), 6);
+        assert_eq!(&out[..6], b"elloex");
+        assert_eq!(view.to_read(), r.observe(1, 7));
+        assert!(r.observe_view(0, 1).segments().next().unwrap().gap);
+    }
+
+    #[test]
+    fn a_fitting_read_refuses_a_buffer_too_small_without_calling_the_caller() {
+        let mut r = ring(100, 10);
+        r.append(Stdout, "😀".as_bytes(), false);
+        let refused = r.read_fitting_with(3, |_| -> Result<(), ()> { panic!("called") });
+        assert_eq!(
+            refused,
+            Err(Error::BufferTooSmall {
+                needed: 4,
+                available: 3
+            })
+        );
+        let declined = r.read_fitting_with(8, |view| {
+            assert_eq!(view.len(), 4);
+            Err::<(), _>("declined")
+        });
+        assert_eq!(declined, Ok(Err("declined")));
+        assert_eq!(r.state().consumer, 0);
+        let taken = r.read_fitting_with(8, |view| Ok::<_, ()>(view.len()));
+        assert_eq!(taken, Ok(Ok(4)));
+        assert_eq!(r.state().consumer, 4);
     }
 }

@@ -137,33 +137,90 @@ impl Tail {
     /// incomplete sequence at the end is left for a later read; at most `max` bytes are returned, cut at
     /// a character boundary (more only when not one character fits, see [`utf8::boundary_cut`]).
     pub fn observe(&self, from: u64, max: usize, finished: bool) -> Observed {
+        self.observe_view(from, max, finished).to_observed()
+    }
+
+    /// [`Tail::observe`] as a view of the tail's own buffer, so a caller can copy the bytes straight into
+    /// memory it owns.
+    pub fn observe_view(&self, from: u64, max: usize, finished: bool) -> ObservedView<'_> {
         let ws = self.window_start();
         let start = from.max(ws).min(self.total);
         let lossy = from < ws;
         let (a, b) = self.window_slices();
         let offset = (start - ws) as usize;
-        let mut data = Vec::new();
-        if offset < a.len() {
-            data.reserve(a.len() - offset + b.len());
-            data.extend_from_slice(&a[offset..]);
-            data.extend_from_slice(b);
+        let (p, q) = if offset < a.len() {
+            (&a[offset..], b)
         } else {
-            data.extend_from_slice(&b[offset - a.len()..]);
-        }
+            (&b[offset - a.len()..], &[][..])
+        };
+        let at = |i: usize| if i < p.len() { p[i] } else { q[i - p.len()] };
+        let mut n = p.len() + q.len();
         if !finished {
-            let keep = data.len() - utf8::incomplete_tail_len(&data);
-            data.truncate(keep);
+            // The incomplete tail lies within the last three bytes, which may straddle the wrap point.
+            let m = n.min(3);
+            let mut last = [0u8; 3];
+            for (i, slot) in last[..m].iter_mut().enumerate() {
+                *slot = at(n - m + i);
+            }
+            n -= utf8::incomplete_tail_len(&last[..m]);
         }
-        if data.len() > max {
-            let cut = utf8::boundary_cut(&data, max);
-            data.truncate(cut);
+        if n > max {
+            n = utf8::boundary_cut_by(n, max, at);
         }
-        let next = start + data.len() as u64;
-        Observed {
-            data,
+        let parts = if n <= p.len() {
+            [&p[..n], &[][..]]
+        } else {
+            [p, &q[..n - p.len()]]
+        };
+        ObservedView {
+            parts,
             from: start,
-            next,
+            next: start + n as u64,
             lossy,
+        }
+    }
+}
+
+/// An observer read of a tail whose bytes are still in the tail's buffer: at most two runs (the window
+/// wraps) in stream order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObservedView<'t> {
+    pub parts: [&'t [u8]; 2],
+    /// Absolute stream offset of the first byte.
+    pub from: u64,
+    /// The offset to pass to the next read.
+    pub next: u64,
+    /// Bytes between the requested offset and `from` were no longer retained.
+    pub lossy: bool,
+}
+
+impl ObservedView<'_> {
+    pub fn len(&self) -> usize {
+        self.parts[0].len() + self.parts[1].len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Copies the bytes to the start of `out`; returns how many.
+    ///
+    /// # Panics
+    ///
+    /// When `out` is shorter than [`ObservedView::len`].
+    pub fn copy_to(&self, out: &mut [u8]) -> usize {
+        let [p, q] = self.parts;
+        out[..p.len()].copy_from_slice(p);
+        out[p.len()..p.len() + q.len()].copy_from_slice(q);
+        p.len() + q.len()
+    }
+
+    pub fn to_observed(&self) -> Observed {
+        Observed {
+            data: self.parts.concat(),
+            from: self.from,
+            next: self.next,
+            lossy: self.lossy,
         }
     }
 }
@@ -333,5 +390,28 @@ mod tests {
         t.write("a€b".as_bytes());
         assert_eq!(t.observe(0, 3, false).data, b"a");
         assert_eq!(t.observe(1, 1, false).data, "€".as_bytes());
+    }
+
+    #[test]
+    fn an_observe_view_spans_the_wrap_point_and_cuts_across_it() {
+        let mut t = Tail::new(6);
+        t.write(b"abcd");
+        t.write("x€".as_bytes()); // buffer wraps: the window is "cdx€" = 63 64 78 E2 82 AC
+        let (a, b) = t.window_slices();
+        assert!(!a.is_empty() && !b.is_empty(), "the window must wrap for this test");
+        let whole = t.observe_view(0, 100, false);
+        assert_eq!(whole.len(), 6);
+        let mut out = [0u8; 6];
+        assert_eq!(whole.copy_to(&mut out), 6);
+        assert_eq!(&out, "cdx€".as_bytes());
+        // Cut inside the euro sign, whose bytes lie on both sides of the wrap point.
+        let cut = t.observe_view(2, 3, false);
+        assert_eq!(cut.parts.concat(), b"cdx");
+        assert_eq!(cut.next, 5);
+        assert_eq!(cut.to_observed(), t.observe(2, 3, false));
+        t.write(&[0xE2, 0x82]);
+        let held = t.observe_view(0, 100, false);
+        assert_eq!(held.parts.concat(), "x€".as_bytes(), "an incomplete end across the wrap is held back");
+        assert_eq!(t.observe_view(0, 100, true).len(), 6);
     }
 }

@@ -47,19 +47,25 @@ pub fn incomplete_tail_len(s: &[u8]) -> usize {
 /// makes `s[..c]` the cut. When not even one character fits, the cut moves forward past `max` so that a
 /// reader always makes progress; `c` is then at most `max + 3`.
 pub fn boundary_cut(s: &[u8], max: usize) -> usize {
-    if max >= s.len() {
-        return s.len();
+    boundary_cut_by(s.len(), max, |i| s[i])
+}
+
+/// [`boundary_cut`] over bytes that need not be contiguous (a tail window that wraps): `at(i)` is byte
+/// `i` of a string of `len` bytes. Only bytes within three positions of `max` are read.
+pub fn boundary_cut_by(len: usize, max: usize, at: impl Fn(usize) -> u8) -> usize {
+    if max >= len {
+        return len;
     }
     let mut c = max;
     let mut steps = 0;
-    while c > 0 && is_continuation(s[c]) && steps < 3 {
+    while c > 0 && is_continuation(at(c)) && steps < 3 {
         c -= 1;
         steps += 1;
     }
     if c == 0 {
         c = max;
         steps = 0;
-        while c < s.len() && is_continuation(s[c]) && steps < 3 {
+        while c < len && is_continuation(at(c)) && steps < 3 {
             c += 1;
             steps += 1;
         }
