@@ -6,26 +6,11 @@ import { asyncRounds, type AsyncCase } from './async-rounds.js';
 import { bareSpawnTimed } from './js-capture.js';
 import { withLoopDelay } from './loop-delay.js';
 import { spread, type Spread } from './percentiles.js';
+import { HEAP_EXECUTOR, HEAP_SPAWN, type HeapCase, type HeapReport } from './heap-report.js';
 import { MiB } from './units.js';
 
-export interface HeapCase {
-  /** Synchronous part of the call that starts the command, per spawn, in ms. */
-  sync: Spread;
-  /** Event-loop delay over the case, in ms. */
-  delay: Spread;
-  /** Wall time per command, spawn to exit, in ms. */
-  latencyP50: number;
-}
-
-export interface HeapReport {
-  heapMiB: number;
-  rssMiB: number;
-  allocSeconds: number;
-  cases: Record<string, HeapCase>;
-}
-
-export const EXECUTOR = 'executor run';
-export const SPAWN = 'child_process.spawn (main thread)';
+const EXECUTOR = HEAP_EXECUTOR;
+const SPAWN = HEAP_SPAWN;
 const PER_ROUND = 40;
 const ROUNDS = 3;
 /** Half the held memory as a graph of small objects (what a GC walks), half as filled ArrayBuffers. */

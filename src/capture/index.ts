@@ -2,10 +2,11 @@
 import { loadBinding } from '../native/loader.js';
 import { fallbackBackend } from './fallback/index.js';
 import { nativeBackend } from './native.js';
+import { ringReadBytes } from './read-bytes.js';
 import type { CaptureBackend } from './types.js';
 
 export type * from './types.js';
-export { fallbackBackend, nativeBackend };
+export { fallbackBackend, nativeBackend, ringReadBytes };
 
 /** `native` or `fallback` forces a backend; unset (or empty) picks native when it loads. */
 export const CAPTURE_ENV = 'SHELLRING_CAPTURE';

@@ -23,45 +23,41 @@ export interface NativeStreamInfo {
   spillPath?: string;
 }
 
-export interface NativeObserveResult {
-  data: Buffer;
-  from: number;
-  next: number;
-  lossy: boolean;
-}
+/**
+ * A read table: a `Float64Array` the caller owns, which ringRead, ringObserve and ringReadInto fill instead of
+ * returning objects (N-API builds objects property by property; JS builds them far faster from numbers).
+ * Header, at these indices, then one `kind`, `gap`, `length` triple per segment from `READ_HEADER` on.
+ */
+export const ReadTable = {
+  bytes: 0,
+  from: 1,
+  to: 2,
+  /** 0 or 1. */
+  lossy: 3,
+  total: 4,
+  earliest: 5,
+  /** 0 or 1. */
+  settled: 6,
+  /** The number of segments; the only entry written when the table is too short for them. */
+  segments: 7,
+} as const;
+export const READ_HEADER = 8;
+/** Numbers per segment: `kind` (a `ChunkCode`), `gap` (0 or 1), `length`. */
+export const SEGMENT_WIDTH = 3;
 
-export interface NativeReadMeta {
-  from: number;
-  to: number;
-  lossy: boolean;
-  total: number;
-  earliest: number;
-  settled: boolean;
-}
+/** Chunk kinds as the binding takes and reports them. */
+export const ChunkCode = { stdout: 0, stderr: 1, log: 2 } as const;
 
-export interface NativeRingRead extends NativeReadMeta {
-  /** `kind` is `stdout` | `stderr` | `log`. */
-  segments: { kind: string; gap: boolean; data: Buffer }[];
-}
-
-export interface NativeRingReadInto extends NativeReadMeta {
-  bytes: number;
-  segments: { kind: string; gap: boolean; length: number }[];
-}
-
-export interface NativeRingState {
-  total: number;
-  earliest: number;
-  consumer: number;
-  settled: boolean;
-  terminalRead: boolean;
-  retained: number;
-}
+/** What `observe` writes to its table: `from`, `next`, `lossy` (0 or 1). */
+export const OBSERVE_TABLE = 3;
+/** What `ringState` writes to its table: `total`, `earliest`, `consumer`, `settled`, `terminalRead` (0 or 1), `retained`. */
+export const STATE_TABLE = 6;
 
 /**
  * The addon's exports. Every function is synchronous and throws an Error with a `code`:
  * `SHELLRING_UNKNOWN_CAPTURE`, `SHELLRING_NO_RING`, `SHELLRING_INVALID_OPTIONS`, `SHELLRING_INVALID_ARGUMENT`,
- * `SHELLRING_BUFFER_TOO_SMALL`, or `SHELLRING_PANIC` when the native code panicked (the process goes on).
+ * `SHELLRING_BUFFER_TOO_SMALL`, `SHELLRING_NAPI` (Node could not create a Buffer), or `SHELLRING_PANIC` when the
+ * native code panicked (the process goes on).
  */
 export interface NativeBinding {
   create(options?: NativeCaptureOptions | null): number;
@@ -69,15 +65,27 @@ export interface NativeBinding {
   write(capture: number, stream: number, data: Uint8Array): void;
   finish(capture: number): void;
   info(capture: number, stream: number): NativeStreamInfo;
+  /** A copy in a new Buffer (memory V8 owns, freed by the collector like any Buffer). */
   tail(capture: number, stream: number): Buffer;
-  observe(capture: number, stream: number, from: number, max: number): NativeObserveResult;
-  ringAppend(capture: number, kind: string, data: Uint8Array, gap: boolean): void;
-  ringRead(capture: number, max: number): NativeRingRead;
-  /** Fills `buffer` from its start; its length bounds the read. */
-  ringReadInto(capture: number, buffer: Uint8Array): NativeRingReadInto;
-  ringObserve(capture: number, from: number, max: number): NativeRingRead;
+  /** Returns the bytes in a new Buffer and writes `from`, `next`, `lossy` to `table` (`OBSERVE_TABLE` numbers). */
+  observe(capture: number, stream: number, from: number, max: number, table: Float64Array): Buffer;
+  /** `kind` is a `ChunkCode` (the fast path) or the kind's name. */
+  ringAppend(capture: number, kind: number | string, data: Uint8Array, gap: boolean): void;
+  /**
+   * A consumer read: the bytes in one new Buffer, whose consecutive runs are the segments of the read table.
+   * `null`, with nothing read, when `table` is too short for the segments (their count is then in the table).
+   */
+  ringRead(capture: number, max: number, table: Float64Array): Buffer | null;
+  /**
+   * A consumer read into `buffer` from its start (its length bounds the read), filling the read table; false,
+   * with nothing read, when `table` is too short for the segments.
+   */
+  ringReadInto(capture: number, buffer: Uint8Array, table: Float64Array): boolean;
+  /** An observer read; returns like `ringRead`. */
+  ringObserve(capture: number, from: number, max: number, table: Float64Array): Buffer | null;
   ringSettle(capture: number): void;
-  ringState(capture: number): NativeRingState;
+  /** Writes the ring's state to `table` (`STATE_TABLE` numbers). */
+  ringState(capture: number, table: Float64Array): void;
   free(capture: number): void;
   /** A pipe for a child's stdout or stderr: `[readFd, writeFd]`, both close-on-exec, the read end non-blocking. */
   pipe(): [number, number];

@@ -96,7 +96,7 @@ describe('help and usage errors', () => {
   });
 
   it.each([
-    [[], usage(undefined, 'missing command (run, mcp or serve)')],
+    [[], usage(undefined, 'missing command (run, mcp, serve or demo)')],
     [['frob'], usage(undefined, "unknown command 'frob'")],
     [['--frob'], usage(undefined, "unknown option '--frob'")],
     [['run'], usage('run', 'missing command: shellring run [options] -- <command>')],

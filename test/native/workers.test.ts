@@ -1,10 +1,12 @@
-// The addon shared by the main thread and three worker threads: workers write by id while the main thread reads.
+// The addon shared by the main thread and three worker threads: workers write by id while the main thread reads
+// (through the native backend, which wraps the same loaded addon).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { afterAll, expect, it } from 'vitest';
+import { nativeBackend as reader } from '../../src/capture/native.js';
 import { loadBinding, loadedFrom } from '../../src/native/loader.js';
 import { errLine, outLine, sharedLine } from './lines.mjs';
 
@@ -49,17 +51,17 @@ it('workers write into captures by id while the main thread reads every byte', a
   const scratch = Buffer.alloc(4096);
   const readAll = () => {
     own.forEach((id, w) => {
-      const read = binding.ringRead(id, 4096);
+      const read = reader.ringRead(id, 4096);
       expect(read.lossy).toBe(false);
       for (const s of read.segments) (s.kind === 'stdout' ? got[w].stdout : got[w].stderr).push(s.data);
-      const seen = binding.observe(id, 0, got[w].next, 2048);
+      const seen = reader.observe(id, 0, got[w].next, 2048);
       expect(seen.lossy).toBe(false);
       expect(seen.from).toBe(got[w].next);
       got[w].observed.push(seen.data);
       got[w].next = seen.next;
       expect(binding.info(id, 0).total).toBeGreaterThanOrEqual(seen.next);
     });
-    const into = binding.ringReadInto(shared, scratch);
+    const into = reader.ringReadInto(shared, scratch);
     expect(into.lossy).toBe(false);
     sharedRead.push(Buffer.from(scratch.subarray(0, into.bytes)));
     return into;
@@ -79,13 +81,13 @@ it('workers write into captures by id while the main thread reads every byte', a
   for (const id of [...own, shared]) binding.finish(id);
   for (;;) {
     const last = readAll();
-    const states = [...own, shared].map((id) => binding.ringState(id));
+    const states = [...own, shared].map((id) => reader.ringState(id));
     if (states.every((s) => s.terminalRead) && last.bytes === 0) break;
   }
   own.forEach((id, w) => {
     const total = binding.info(id, 0).total;
     while (got[w].next < total) {
-      const seen = binding.observe(id, 0, got[w].next, 1 << 16);
+      const seen = reader.observe(id, 0, got[w].next, 1 << 16);
       got[w].observed.push(seen.data);
       got[w].next = seen.next;
     }

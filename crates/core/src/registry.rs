@@ -126,7 +126,11 @@ pub fn tail(id: u64, stream: Stream) -> Result<Vec<u8>, Error> {
 /// # Errors
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
-pub fn tail_with<T>(id: u64, stream: Stream, f: impl FnOnce(&[u8], &[u8]) -> T) -> Result<T, Error> {
+pub fn tail_with<T>(
+    id: u64,
+    stream: Stream,
+    f: impl FnOnce(&[u8], &[u8]) -> T,
+) -> Result<T, Error> {
     with(id, |c| {
         let (a, b) = c.tail_slices(stream);
         f(a, b)

@@ -833,8 +833,12 @@ mod tests {
         });
         assert_eq!(failed, Err("no room"));
         assert_eq!(r.state().consumer, 0);
-        assert!(!r.state().terminal_read, "a failed read is not the terminal read");
-        let got: Result<Vec<u8>, ()> = r.read_with(100, |view| Ok(view.to_read().segments[0].data.clone()));
+        assert!(
+            !r.state().terminal_read,
+            "a failed read is not the terminal read"
+        );
+        let got: Result<Vec<u8>, ()> =
+            r.read_with(100, |view| Ok(view.to_read().segments[0].data.clone()));
         assert_eq!(got.unwrap(), b"abc");
         assert_eq!(r.state().consumer, 3);
         assert!(r.state().terminal_read);
@@ -853,9 +857,21 @@ mod tests {
         assert_eq!(
             segments,
             vec![
-                SegmentRef { kind: Stdout, gap: false, data: b"ello" },
-                SegmentRef { kind: Stderr, gap: false, data: b"e" },
-                SegmentRef { kind: Log, gap: false, data: b"x" },
+                SegmentRef {
+                    kind: Stdout,
+                    gap: false,
+                    data: b"ello"
+                },
+                SegmentRef {
+                    kind: Stderr,
+                    gap: false,
+                    data: b"e"
+                },
+                SegmentRef {
+                    kind: Log,
+                    gap: false,
+                    data: b"x"
+                },
             ]
         );
         let mut out = [0u8; 8];

@@ -398,7 +398,10 @@ mod tests {
         t.write(b"abcd");
         t.write("x€".as_bytes()); // buffer wraps: the window is "cdx€" = 63 64 78 E2 82 AC
         let (a, b) = t.window_slices();
-        assert!(!a.is_empty() && !b.is_empty(), "the window must wrap for this test");
+        assert!(
+            !a.is_empty() && !b.is_empty(),
+            "the window must wrap for this test"
+        );
         let whole = t.observe_view(0, 100, false);
         assert_eq!(whole.len(), 6);
         let mut out = [0u8; 6];
@@ -411,7 +414,11 @@ mod tests {
         assert_eq!(cut.to_observed(), t.observe(2, 3, false));
         t.write(&[0xE2, 0x82]);
         let held = t.observe_view(0, 100, false);
-        assert_eq!(held.parts.concat(), "x€".as_bytes(), "an incomplete end across the wrap is held back");
+        assert_eq!(
+            held.parts.concat(),
+            "x€".as_bytes(),
+            "an incomplete end across the wrap is held back"
+        );
         assert_eq!(t.observe_view(0, 100, true).len(), 6);
     }
 }

@@ -3,6 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use napi::bindgen_prelude::Either;
 use shellring_core::{ChunkKind, Error as CoreError, Stream};
 
 /// The error code is the status string: napi-rs passes it to `napi_create_error` as the `code` property.
@@ -11,6 +12,8 @@ pub type Result<T> = napi::Result<T, &'static str>;
 
 pub const PANIC: &str = "SHELLRING_PANIC";
 pub const INVALID_ARGUMENT: &str = "SHELLRING_INVALID_ARGUMENT";
+/// An N-API call failed (in practice: V8 could not allocate a Buffer).
+pub const NAPI: &str = "SHELLRING_NAPI";
 
 pub fn error(code: &'static str, message: impl ToString) -> napi::Error<&'static str> {
     napi::Error::new(code, message)
@@ -85,15 +88,26 @@ pub fn stream(value: u32) -> Result<Stream> {
     })
 }
 
-pub fn kind(value: &str) -> Result<ChunkKind> {
-    ChunkKind::parse(value).ok_or_else(|| {
-        error(
+/// A chunk kind as its number (0 stdout, 1 stderr, 2 log: what the hot path passes, no string to decode)
+/// or its name.
+pub fn kind(value: &Either<u32, String>) -> Result<ChunkKind> {
+    match value {
+        Either::A(0) => Ok(ChunkKind::Stdout),
+        Either::A(1) => Ok(ChunkKind::Stderr),
+        Either::A(2) => Ok(ChunkKind::Log),
+        Either::A(n) => Err(error(
             INVALID_ARGUMENT,
-            format!(
-                "invalid chunk kind: expected \"stdout\", \"stderr\" or \"log\", got {value:?}"
-            ),
-        )
-    })
+            format!("invalid chunk kind: expected 0 (stdout), 1 (stderr) or 2 (log), got {n}"),
+        )),
+        Either::B(name) => ChunkKind::parse(name).ok_or_else(|| {
+            error(
+                INVALID_ARGUMENT,
+                format!(
+                    "invalid chunk kind: expected \"stdout\", \"stderr\" or \"log\", got {name:?}"
+                ),
+            )
+        }),
+    }
 }
 
 /// Offsets and totals go back to JS as numbers: exact up to 2^53 bytes, far beyond any stream.

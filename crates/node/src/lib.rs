@@ -4,18 +4,20 @@
 //! and a core error as one with the core's code. Nothing here calls back into JS from another thread.
 
 mod guard;
+mod js_buffer;
 mod pipes;
 mod shapes;
+mod tables;
 
-use napi::bindgen_prelude::{Buffer, BufferSlice};
+use napi::bindgen_prelude::{BufferSlice, Either, Float64ArraySlice};
+use napi::Env;
 use napi_derive::napi;
 use shellring_core::registry;
 
 use guard::{core_error, count, guard, id, kind, num, size, stream, Result};
-use shapes::{
-    NativeCaptureOptions, NativeObserveResult, NativeRingRead, NativeRingReadInto, NativeRingState,
-    NativeStreamInfo,
-};
+use js_buffer::{filled, JsValue};
+use shapes::{NativeCaptureOptions, NativeStreamInfo};
+use tables::{OBSERVE_LEN, READ_HEADER, STATE_LEN};
 
 /// Creates a capture; returns its id (ids start at 1 and are never reused in a process).
 #[napi]
@@ -29,7 +31,8 @@ pub fn create(options: Option<NativeCaptureOptions>) -> Result<f64> {
     })
 }
 
-/// Writes bytes to stream 0 (stdout) or 1 (stderr): spill, tail, then the ring.
+/// Writes bytes to stream 0 (stdout) or 1 (stderr): spill, tail, then the ring. The bytes are read in
+/// place, never copied on the way in.
 #[napi]
 pub fn write(capture: f64, stream_id: u32, data: BufferSlice) -> Result<()> {
     guard(|| registry::write(id(capture)?, stream(stream_id)?, &data).map_err(core_error))
@@ -50,71 +53,167 @@ pub fn info(capture: f64, stream_id: u32) -> Result<NativeStreamInfo> {
     })
 }
 
-/// The retained tail window of a stream.
+/// The retained tail window of a stream, copied straight from the tail into a new Buffer.
 #[napi]
-pub fn tail(capture: f64, stream_id: u32) -> Result<Buffer> {
+pub fn tail(env: Env, capture: f64, stream_id: u32) -> Result<JsValue> {
     guard(|| {
-        registry::tail(id(capture)?, stream(stream_id)?)
-            .map(Buffer::from)
-            .map_err(core_error)
-    })
-}
-
-/// An observer read of a stream's tail from an absolute offset; changes nothing.
-#[napi]
-pub fn observe(capture: f64, stream_id: u32, from: f64, max: f64) -> Result<NativeObserveResult> {
-    guard(|| {
-        let o = registry::observe(
-            id(capture)?,
-            stream(stream_id)?,
-            count("from", from)?,
-            size("max", max)?,
-        )
-        .map_err(core_error)?;
-        Ok(NativeObserveResult {
-            data: o.data.into(),
-            from: num(o.from),
-            next: num(o.next),
-            lossy: o.lossy,
+        registry::tail_with(id(capture)?, stream(stream_id)?, |a, b| {
+            filled(&env, a.len() + b.len(), |out| {
+                out.push(a);
+                out.push(b);
+            })
         })
+        .map_err(core_error)?
     })
 }
 
+/// An observer read of a stream's tail from an absolute offset; changes nothing. Returns the bytes and
+/// writes `from`, `next` and `lossy` (0 or 1) to `table`.
 #[napi]
-pub fn ring_append(capture: f64, chunk_kind: String, data: BufferSlice, gap: bool) -> Result<()> {
+pub fn observe(
+    env: Env,
+    capture: f64,
+    stream_id: u32,
+    from: f64,
+    max: f64,
+    mut table: Float64ArraySlice,
+) -> Result<JsValue> {
+    let table = table_of(&mut table);
+    guard(|| {
+        let (id, stream) = (id(capture)?, stream(stream_id)?);
+        let (from, max) = (count("from", from)?, size("max", max)?);
+        tables::check(table, OBSERVE_LEN)?;
+        registry::observe_with(id, stream, from, max, |view| {
+            tables::write_observe(table, view);
+            let [p, q] = view.parts;
+            filled(&env, view.len(), |out| {
+                out.push(p);
+                out.push(q);
+            })
+        })
+        .map_err(core_error)?
+    })
+}
+
+/// Appends a chunk to the ring; `chunk_kind` is 0 (stdout), 1 (stderr), 2 (log) or the kind's name.
+#[napi]
+pub fn ring_append(
+    capture: f64,
+    chunk_kind: Either<u32, String>,
+    data: BufferSlice,
+    gap: bool,
+) -> Result<()> {
     guard(|| {
         registry::ring_append(id(capture)?, kind(&chunk_kind)?, &data, gap).map_err(core_error)
     })
 }
 
-/// A consumer read of at most `max` bytes: moves the cursor.
+/// The numbers of a caller's table.
+fn table_of<'a>(table: &'a mut Float64ArraySlice<'_>) -> &'a mut [f64] {
+    // SAFETY: the call is synchronous and no JS runs during it, so nothing else touches the array while
+    // the slice lives; native.ts passes tables that share no memory with the call's other arguments.
+    unsafe { table.as_mut() }
+}
+
+/// Why a read's closure gave up: the read stays unread.
+enum Declined {
+    TableTooShort,
+    Failed(napi::Error<&'static str>),
+}
+
+impl From<napi::Error<&'static str>> for Declined {
+    fn from(e: napi::Error<&'static str>) -> Self {
+        Declined::Failed(e)
+    }
+}
+
+/// Turns a read's outcome into the binding's: `None` (JS `null`) when the table was too short.
+fn settled_read(read: std::result::Result<JsValue, Declined>) -> Result<Option<JsValue>> {
+    match read {
+        Ok(value) => Ok(Some(value)),
+        Err(Declined::TableTooShort) => Ok(None),
+        Err(Declined::Failed(e)) => Err(e),
+    }
+}
+
+/// Copies a planned read into one new Buffer; its segments are consecutive runs of it (see `tables`).
+fn read_buffer(
+    env: &Env,
+    table: &mut [f64],
+    view: &shellring_core::RingView<'_>,
+) -> std::result::Result<JsValue, Declined> {
+    if !tables::write_read(table, view) {
+        return Err(Declined::TableTooShort);
+    }
+    Ok(filled(env, view.len(), |out| {
+        for segment in view.segments() {
+            out.push(segment.data);
+        }
+    })?)
+}
+
+/// A consumer read of at most `max` bytes: moves the cursor. Returns the bytes as one Buffer and fills
+/// the read table (src/native/binding.ts); `null`, with nothing read, when the table is too short for
+/// the segments.
 #[napi]
-pub fn ring_read(capture: f64, max: f64) -> Result<NativeRingRead> {
+pub fn ring_read(
+    env: Env,
+    capture: f64,
+    max: f64,
+    mut table: Float64ArraySlice,
+) -> Result<Option<JsValue>> {
+    let table = table_of(&mut table);
     guard(|| {
-        registry::ring_read(id(capture)?, size("max", max)?)
-            .map(Into::into)
-            .map_err(core_error)
+        let (id, max) = (id(capture)?, size("max", max)?);
+        tables::check(table, READ_HEADER)?;
+        let read = registry::ring_read_with(id, max, |view| read_buffer(&env, table, view))
+            .map_err(core_error)?;
+        settled_read(read)
     })
 }
 
-/// A consumer read into the caller's buffer (its length bounds the read); returns only metadata, the
-/// bytes are `buffer.subarray(0, bytes)`.
+/// A consumer read into the caller's buffer (its length bounds the read), copied straight from the
+/// ring's chunks; fills the read table. False, with nothing read, when the table is too short for the
+/// segments.
 #[napi]
-pub fn ring_read_into(capture: f64, mut buffer: BufferSlice) -> Result<NativeRingReadInto> {
+pub fn ring_read_into(
+    capture: f64,
+    mut buffer: BufferSlice,
+    mut table: Float64ArraySlice,
+) -> Result<bool> {
+    let table = table_of(&mut table);
     guard(|| {
-        registry::ring_read_into(id(capture)?, &mut buffer)
-            .map(Into::into)
-            .map_err(core_error)
+        let id = id(capture)?;
+        tables::check(table, READ_HEADER)?;
+        let read = registry::ring_read_fitting_with(id, buffer.len(), |view| {
+            if !tables::write_read(table, view) {
+                return Err(());
+            }
+            view.copy_to(&mut buffer);
+            Ok(())
+        })
+        .map_err(core_error)?;
+        Ok(read.is_ok())
     })
 }
 
-/// An observer read of the ring from an absolute offset; changes nothing.
+/// An observer read of the ring from an absolute offset; changes nothing. Returns like [`ring_read`].
 #[napi]
-pub fn ring_observe(capture: f64, from: f64, max: f64) -> Result<NativeRingRead> {
+pub fn ring_observe(
+    env: Env,
+    capture: f64,
+    from: f64,
+    max: f64,
+    mut table: Float64ArraySlice,
+) -> Result<Option<JsValue>> {
+    let table = table_of(&mut table);
     guard(|| {
-        registry::ring_observe(id(capture)?, count("from", from)?, size("max", max)?)
-            .map(Into::into)
-            .map_err(core_error)
+        let (id, from, max) = (id(capture)?, count("from", from)?, size("max", max)?);
+        tables::check(table, READ_HEADER)?;
+        let read =
+            registry::ring_observe_with(id, from, max, |view| read_buffer(&env, table, view))
+                .map_err(core_error)?;
+        settled_read(read)
     })
 }
 
@@ -123,12 +222,16 @@ pub fn ring_settle(capture: f64) -> Result<()> {
     guard(|| registry::ring_settle(id(capture)?).map_err(core_error))
 }
 
+/// Writes `total`, `earliest`, `consumer`, `settled`, `terminalRead` and `retained` to `table`.
 #[napi]
-pub fn ring_state(capture: f64) -> Result<NativeRingState> {
+pub fn ring_state(capture: f64, mut table: Float64ArraySlice) -> Result<()> {
+    let table = table_of(&mut table);
     guard(|| {
-        registry::ring_state(id(capture)?)
-            .map(Into::into)
-            .map_err(core_error)
+        let id = id(capture)?;
+        tables::check(table, STATE_LEN)?;
+        let state = registry::ring_state(id).map_err(core_error)?;
+        tables::write_state(table, &state);
+        Ok(())
     })
 }
 

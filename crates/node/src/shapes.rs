@@ -1,10 +1,9 @@
-//! The JS-facing object shapes of the binding and their conversions from the core's types.
+//! The JS-facing object shapes of the binding (options in, stream info out) and their conversions; reads
+//! return numbers in tables instead (see `tables`).
 
-use napi::bindgen_prelude::{Buffer, Either};
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
-use shellring_core::{
-    CaptureOptions, ReadMeta, RingOptions, RingRead, RingReadInto, RingState, StreamInfo,
-};
+use shellring_core::{CaptureOptions, RingOptions, StreamInfo};
 
 use crate::guard::{count, num, size, Result};
 
@@ -87,136 +86,6 @@ impl From<StreamInfo> for NativeStreamInfo {
             truncated: i.truncated,
             spill: i.spill.as_str().to_owned(),
             spill_path: i.spill_path.map(|p| p.to_string_lossy().into_owned()),
-        }
-    }
-}
-
-#[napi(object)]
-pub struct NativeObserveResult {
-    pub data: Buffer,
-    pub from: f64,
-    pub next: f64,
-    pub lossy: bool,
-}
-
-#[napi(object)]
-pub struct NativeRingSegment {
-    /// `stdout`, `stderr` or `log`.
-    pub kind: String,
-    pub gap: bool,
-    pub data: Buffer,
-}
-
-#[napi(object)]
-pub struct NativeRingRead {
-    pub segments: Vec<NativeRingSegment>,
-    pub from: f64,
-    pub to: f64,
-    pub lossy: bool,
-    pub total: f64,
-    pub earliest: f64,
-    pub settled: bool,
-}
-
-impl From<RingRead> for NativeRingRead {
-    fn from(r: RingRead) -> Self {
-        let ReadMeta {
-            from,
-            to,
-            lossy,
-            total,
-            earliest,
-            settled,
-        } = r.meta;
-        NativeRingRead {
-            segments: r
-                .segments
-                .into_iter()
-                .map(|s| NativeRingSegment {
-                    kind: s.kind.as_str().to_owned(),
-                    gap: s.gap,
-                    data: s.data.into(),
-                })
-                .collect(),
-            from: num(from),
-            to: num(to),
-            lossy,
-            total: num(total),
-            earliest: num(earliest),
-            settled,
-        }
-    }
-}
-
-#[napi(object)]
-pub struct NativeSegmentLength {
-    pub kind: String,
-    pub gap: bool,
-    pub length: f64,
-}
-
-#[napi(object)]
-pub struct NativeRingReadInto {
-    pub bytes: f64,
-    pub segments: Vec<NativeSegmentLength>,
-    pub from: f64,
-    pub to: f64,
-    pub lossy: bool,
-    pub total: f64,
-    pub earliest: f64,
-    pub settled: bool,
-}
-
-impl From<RingReadInto> for NativeRingReadInto {
-    fn from(r: RingReadInto) -> Self {
-        let ReadMeta {
-            from,
-            to,
-            lossy,
-            total,
-            earliest,
-            settled,
-        } = r.meta;
-        NativeRingReadInto {
-            bytes: r.bytes as f64,
-            segments: r
-                .segments
-                .into_iter()
-                .map(|s| NativeSegmentLength {
-                    kind: s.kind.as_str().to_owned(),
-                    gap: s.gap,
-                    length: s.length as f64,
-                })
-                .collect(),
-            from: num(from),
-            to: num(to),
-            lossy,
-            total: num(total),
-            earliest: num(earliest),
-            settled,
-        }
-    }
-}
-
-#[napi(object)]
-pub struct NativeRingState {
-    pub total: f64,
-    pub earliest: f64,
-    pub consumer: f64,
-    pub settled: bool,
-    pub terminal_read: bool,
-    pub retained: f64,
-}
-
-impl From<RingState> for NativeRingState {
-    fn from(s: RingState) -> Self {
-        NativeRingState {
-            total: num(s.total),
-            earliest: num(s.earliest),
-            consumer: num(s.consumer),
-            settled: s.settled,
-            terminal_read: s.terminal_read,
-            retained: num(s.retained),
         }
     }
 }

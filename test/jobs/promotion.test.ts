@@ -1,0 +1,145 @@
+// Timeout promotion: a foreground command still running at its timeout becomes a background job whose reads continue
+// exactly after the bytes the call showed; a command that finishes in time leaves nothing behind.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime, type JobEvent, type Runtime, type Session } from '../../src/index.js';
+import { bash, collectNotices, jobIdOf, settledJob, sleep, text } from '../helpers/calls.js';
+
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-promotion-')));
+let runtime: Runtime;
+let serial = 0;
+
+const HAND_OFF =
+  'The command keeps running in the background. You will be notified when it finishes; read newer output with job_output, stop it with job_kill.';
+
+beforeAll(async () => {
+  runtime = await createRuntime({ executor: { graceMs: 500 } });
+});
+
+afterAll(async () => {
+  await runtime?.close();
+});
+
+function fresh(on: Runtime = runtime): Session {
+  return on.session({ id: `promotion-${++serial}`, cwd: work });
+}
+
+/** Splits a promoted result into the output it showed and the job id it names. */
+function promoted(result: string, timeoutMs: number): { shown: string; id: string } {
+  const match = new RegExp(
+    `^([\\s\\S]*)\\[still running after ${timeoutMs}ms; moved to background job (bash-\\d+)\\]\\n${HAND_OFF.replace(/[.;,]/g, '\\$&')}$`,
+  ).exec(result);
+  if (!match) throw new Error(`not a promotion: ${JSON.stringify(result)}`);
+  return { shown: match[1]!, id: match[2]! };
+}
+
+/** The delta of a job_output text: everything before its status line, with `(no new output)` as nothing. The
+ * stream here is whole lines, so the newline before the status line is the delta's own. */
+function delta(output: string): { body: string; status: string } {
+  const cut = output.lastIndexOf('\n[status: ') + 1;
+  const body = output.slice(0, cut);
+  return { body: body === '(no new output)\n' ? '' : body, status: output.slice(cut) };
+}
+
+describe('promotion', () => {
+  it('hands over a numbered stream, and the reads continue with no line shown twice or skipped', async () => {
+    const s = fresh();
+    const lines = 60;
+    const command = `for i in $(seq 1 ${lines}); do echo "line $i"; sleep 0.02; done`;
+    const result = await bash(s, command, { timeoutMs: 400 });
+    const { shown, id } = promoted(text(result), 400);
+    expect(result.structuredContent).toEqual({ kind: 'promoted', jobId: id, timeoutMs: 400, output: shown });
+    expect(shown).toMatch(/^line 1\n(line \d+\n)*$/);
+    expect(runtime.jobs!.list(s.id)).toMatchObject([{ id, state: 'running', foreground: false }]);
+
+    let seen = shown;
+    const reads: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await sleep(100);
+      const read = delta(text(await s.callTool('job_output', { job_id: id })));
+      expect(read.status).toBe('[status: running]');
+      reads.push(read.body);
+      seen += read.body;
+    }
+    const last = delta(text(await s.callTool('job_output', { job_id: id, wait: true })));
+    expect(last.status).toBe('[status: completed, exit code: 0]');
+    seen += last.body;
+    // Reads happened while the stream was still growing.
+    expect(reads.filter((body) => body !== '').length).toBeGreaterThan(1);
+    expect(seen).toBe(Array.from({ length: lines }, (_, i) => `line ${i + 1}\n`).join(''));
+  });
+
+  it('newline-terminates a partial line in the hand-off, and continues after its bytes', async () => {
+    const s = fresh();
+    const result = await bash(s, "printf 'partial'; sleep 0.6; echo ' rest'", { timeoutMs: 300 });
+    const { shown, id } = promoted(text(result), 300);
+    expect(shown).toBe('partial\n');
+    expect(result.structuredContent).toMatchObject({ kind: 'promoted', output: 'partial' });
+    expect(text(await s.callTool('job_output', { job_id: id, wait: true }))).toBe(' rest\n[status: completed, exit code: 0]');
+  });
+
+  it('a command with no output so far hands over with the marker first', async () => {
+    const s = fresh();
+    const result = await bash(s, 'sleep 30', { timeoutMs: 100 });
+    expect(text(result)).toBe(`[still running after 100ms; moved to background job ${jobIdOf(result)}]\n${HAND_OFF}`);
+    expect(text(await s.callTool('job_kill', { job_id: jobIdOf(result) }))).toBe(`requested cancellation of job ${jobIdOf(result)}`);
+  });
+
+  it('the promoted job notifies its session when it finishes', async () => {
+    const heard = collectNotices(runtime);
+    const s = fresh();
+    const result = await bash(s, 'sleep 0.4; echo finally', { timeoutMs: 100, description: 'Wait and print' });
+    const id = jobIdOf(result);
+    await settledJob(runtime, id);
+    await sleep(50);
+    expect(heard.filter((notice) => notice.jobId === id)).toEqual([
+      {
+        sessionId: s.id,
+        jobId: id,
+        text: `background job ${id} (bash: Wait and print) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+      },
+    ]);
+    expect(text(await s.callTool('job_output', { job_id: id }))).toBe('finally\n[status: completed, exit code: 0]');
+  });
+
+  it('a command that finishes in time leaves no job, though observers saw it run', async () => {
+    const s = fresh();
+    const events: JobEvent[] = [];
+    const offs = (['registered', 'settled', 'removed'] as const).map((type) =>
+      runtime.jobs!.on(type, (event) => {
+        if (('job' in event ? event.job.ownerId : event.ownerId) === s.id) events.push(event);
+      }),
+    );
+    expect(text(await bash(s, 'echo in time', { timeoutMs: 5_000 }))).toBe('in time\n');
+    offs.forEach((off) => off());
+    expect(runtime.jobs!.list()).toEqual(runtime.jobs!.list().filter((job) => job.ownerId !== s.id));
+    expect(runtime.jobs!.list(s.id)).toEqual([]);
+    expect(text(await s.callTool('job_list', {}))).toBe('(no background jobs)');
+    expect(events.map((event) => event.type)).toEqual(['registered', 'settled', 'removed']);
+    const registered = events[0] as Extract<JobEvent, { type: 'registered' }>;
+    expect(registered.job).toMatchObject({ kind: 'bash', state: 'running', foreground: true, label: 'run a test command' });
+  });
+});
+
+describe('without promotion the deadline kills the command', () => {
+  const stream = 'for i in 1 2 3; do echo "line $i"; done; sleep 30';
+
+  it.each([
+    ['promoteOnTimeout: false', { promoteOnTimeout: false }],
+    ['enableRunInBackground: false', { enableRunInBackground: false }],
+    ['jobs: false', { jobs: false as const }],
+  ])('%s', async (_name, options) => {
+    const own = await createRuntime({ executor: { graceMs: 500, threads: 1 }, ...options });
+    try {
+      const s = fresh(own);
+      const result = await bash(s, stream, { timeoutMs: 300 });
+      expect(text(result)).toBe('line 1\nline 2\nline 3\n[timed out after 300ms]\n[killed by signal: SIGTERM]');
+      expect(result.structuredContent).toMatchObject({ kind: 'foreground', timedOut: true, signal: 'SIGTERM', timeoutMs: 300 });
+      expect(own.jobs?.list() ?? []).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+// The pure renderers: every golden through renderForeground, parseExitStatus (the exit pill), presentCall/presentResult.
+import { describe, expect, it } from 'vitest';
+import { parseExitStatus, presentCall, presentResult, renderForeground, type ToolResult } from '../../src/index.js';
+import { golden, goldenCases } from './golden.js';
+
+describe('renderForeground', () => {
+  it.each(goldenCases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    expect(renderForeground(c.facts, c.escalationAdvertised ?? false)).toBe(c.text);
+  });
+
+  it('holds the five goldens of the contract, byte for byte', () => {
+    expect(goldenCases.filter((c) => c.golden).map((c) => c.text)).toEqual([
+      'out\n[stderr]\nerr\n',
+      'failing\n[exit code: 3]',
+      '(no output)\n[timed out after 100ms]\n[killed by signal: SIGTERM]',
+      'tail\n[output truncated; full output: (unavailable)]',
+      '(no output)\n[stopped: cancelled by the user]\n[killed by signal: SIGTERM]',
+    ]);
+  });
+
+  it('never shows the escalation hint unless escalation is advertised', () => {
+    const denied = goldenCases.find((c) => c.name === 'sandbox denial with the escalation hint when escalation is advertised')!;
+    expect(renderForeground(denied.facts, false)).toBe(
+      '[stderr]\ndenied\n[sandbox: file access denied under workspace-write mode]\n[exit code: 1]',
+    );
+  });
+});
+
+describe('parseExitStatus', () => {
+  it.each([
+    ['clean output has exit 0 and stays whole', 'out\n', { output: 'out\n', exitCode: 0 }],
+    ['(no output) has exit 0', '(no output)', { output: '(no output)', exitCode: 0 }],
+    ['a final exit code marker', 'failing\n[exit code: 3]', { output: 'failing', exitCode: 3 }],
+    ['a negative exit code', '(no output)\n[exit code: -1]', { output: '(no output)', exitCode: -1 }],
+    ['a null exit code', 'x\n[exit code: null]', { output: 'x', exitCode: null }],
+    ['a final signal marker', '(no output)\n[killed by signal: SIGKILL]', { output: '(no output)', signal: 'SIGKILL' }],
+    [
+      'only the final marker goes; the timeout marker stays in the body',
+      '(no output)\n[timed out after 100ms]\n[killed by signal: SIGTERM]',
+      { output: '(no output)\n[timed out after 100ms]', signal: 'SIGTERM' },
+    ],
+    [
+      'the stopped marker stays in the body',
+      '(no output)\n[stopped: cancelled by the user]\n[killed by signal: SIGTERM]',
+      { output: '(no output)\n[stopped: cancelled by the user]', signal: 'SIGTERM' },
+    ],
+    ['a marker that is not last is output', 'x\n[exit code: 3]\nmore', { output: 'x\n[exit code: 3]\nmore', exitCode: 0 }],
+    ['a marker followed by a newline is output', 'x\n[exit code: 3]\n', { output: 'x\n[exit code: 3]\n', exitCode: 0 }],
+    ['a marker without its own line is output', 'x[exit code: 3]', { output: 'x[exit code: 3]', exitCode: 0 }],
+    ['a malformed code is output', 'x\n[exit code: three]', { output: 'x\n[exit code: three]', exitCode: 0 }],
+    [
+      'a truncation line stays in the body',
+      'tail\n[output truncated; full output: (unavailable)]',
+      { output: 'tail\n[output truncated; full output: (unavailable)]', exitCode: 0 },
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(parseExitStatus(input)).toEqual(expected);
+  });
+
+  it('round-trips every golden: the body plus the removed marker is the text', () => {
+    for (const c of goldenCases) {
+      const parsed = parseExitStatus(c.text);
+      const marker =
+        'signal' in parsed ? `\n[killed by signal: ${parsed.signal}]` : parsed.exitCode === 0 ? '' : `\n[exit code: ${parsed.exitCode}]`;
+      expect(parsed.output + marker, c.name).toBe(c.text);
+    }
+  });
+});
+
+const result = (text: string, structuredContent?: Record<string, unknown>, isError?: boolean): ToolResult => ({
+  content: [{ type: 'text', text }],
+  ...(structuredContent ? { structuredContent } : {}),
+  ...(isError ? { isError } : {}),
+});
+
+describe('presentCall', () => {
+  it('shows a foreground call as a terminal card', () => {
+    expect(presentCall({ command: 'ls -la', description: 'List the files here', workdir: 'src' })).toEqual({
+      type: 'terminal',
+      title: 'ls -la',
+      description: 'List the files here',
+      cwd: 'src',
+    });
+    expect(presentCall({ command: 'ls', description: 'List files' })).toEqual({
+      type: 'terminal',
+      title: 'ls',
+      description: 'List files',
+    });
+  });
+
+  it('shows a background start as a generic card', () => {
+    expect(presentCall({ command: 'npm run dev', description: 'Start the dev server', run_in_background: true })).toEqual({
+      type: 'generic',
+      title: 'npm run dev',
+      description: 'Start the dev server',
+    });
+  });
+
+  it('is total over malformed arguments (replay of anything recorded)', () => {
+    expect(presentCall({ command: 42, description: null })).toEqual({ type: 'terminal', title: '', description: undefined });
+  });
+});
+
+describe('presentResult', () => {
+  it('turns a foreground result into output and its exit pill', () => {
+    expect(presentResult(result(golden('non-zero exit code marker'), { kind: 'foreground' }))).toEqual({
+      type: 'terminal',
+      output: 'failing',
+      exitCode: 3,
+    });
+    expect(presentResult(result(golden('timed out and killed'), { kind: 'foreground' }))).toEqual({
+      type: 'terminal',
+      output: '(no output)\n[timed out after 100ms]',
+      signal: 'SIGTERM',
+    });
+    expect(presentResult(result('out\n', { kind: 'foreground' }))).toEqual({ type: 'terminal', output: 'out\n', exitCode: 0 });
+  });
+
+  it('renders background starts, promotions and errors as a fenced console block', () => {
+    expect(presentResult(result('started background job bash-1', { kind: 'background', jobId: 'bash-1' }))).toEqual({
+      type: 'console',
+      text: '```console\nstarted background job bash-1\n```',
+    });
+    expect(presentResult(result('1\n[still running after 100ms; moved to background job bash-2]', { kind: 'promoted' }))).toEqual({
+      type: 'console',
+      text: '```console\n1\n[still running after 100ms; moved to background job bash-2]\n```',
+    });
+    expect(presentResult(result('Error: tool call aborted', undefined, true))).toEqual({
+      type: 'console',
+      text: '```console\nError: tool call aborted\n```',
+    });
+  });
+
+  it('uses a fence longer than any backtick run in the text', () => {
+    const card = presentResult(result('a ```` b', { kind: 'background' }));
+    expect(card).toEqual({ type: 'console', text: '`````console\na ```` b\n`````' });
+  });
+
+  it('is replay-safe: presenting the same result twice gives the same card', () => {
+    const r = result(golden('stopped by a person'), { kind: 'foreground' });
+    expect(presentResult(r)).toEqual(presentResult(r));
+    expect(r.content[0]!.text).toBe(golden('stopped by a person'));
+  });
+});
