@@ -222,7 +222,9 @@ export class JobRegistry {
     for (const job of jobs) if (!settled(job.state)) this.kill(job.id, 'session closed', 'teardown');
     for (const job of jobs) job.silenced = true;
     await Promise.all(jobs.map((job) => job.source.settled));
-    for (const job of jobs) this.remove(job.id);
+    // A foreground call still reads its result from the job's capture after settlement, then removes the job
+    // itself: freeing the capture here first would fail that call with an internal error.
+    for (const job of jobs) if (!job.foreground) this.remove(job.id);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { createReadStream, existsSync, mkdirSync, mkdtempSync, realpathSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
+import { processesWith } from '../helpers/processes.js';
 
 const MIB = 1024 * 1024;
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-out-')));
@@ -21,6 +22,13 @@ afterAll(async () => {
 
 const run = (ex: LocalExecutor, command: string, extra: Record<string, unknown> = {}) =>
   ex.run(ex.resolve({ command, ...extra }));
+
+/** Polls until `condition` holds; fails after 10 seconds. */
+async function until(condition: () => boolean): Promise<void> {
+  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${condition}`);
+  }
+}
 
 function sha256File(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -205,10 +213,15 @@ describe('worker crash', () => {
   it('fails the calls the worker was running and recovers for the next call', async () => {
     const local = new LocalExecutor({ cwd: work, threads: 1 });
     try {
-      const pending = run(local, 'sleep 30');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const pending = run(local, 'sleep 30.4321');
+      pending.catch(() => {});
+      // The runner and the sleep it started.
+      await until(() => processesWith('sleep 30.4321').length > 0);
       await local.threads[0]!.terminate();
-      await expect(pending).rejects.toThrow(/supervisor worker stopped/);
+      // Either the pool reports the dead worker or the worker saw its runner's lifeline cut first.
+      await expect(pending).rejects.toThrow(/supervisor worker stopped|runner ended without reporting/);
+      // The runner lost its lifeline with the worker and killed the command.
+      await until(() => processesWith('sleep 30.4321').length === 0);
       expect((await run(local, 'echo again')).stdout.text).toBe('again\n');
     } finally {
       await local.close();
