@@ -52,20 +52,20 @@ describe('follow', () => {
     const id = await background(s, 'echo one; echo two; sleep 0.1; echo oops >&2');
     await settledJob(runtime, id);
     const whole = runtime.jobs!.follow(id, 0);
-    expect(whole).toMatchObject({ from: 0, to: 15, total: 15, lossy: false, earliest: 0, settled: true });
+    expect(whole).toMatchObject({ from: 0, to: 13, total: 13, lossy: false, earliest: 0, settled: true });
     expect(joined(whole)).toMatch(/^stdout:one\n(\|?stdout:)?two\n\|stderr:oops\n$/);
     const later = runtime.jobs!.follow(id, 4);
-    expect(later).toMatchObject({ from: 4, to: 15 });
+    expect(later).toMatchObject({ from: 4, to: 13 });
     expect(later.segments.map((segment) => segment.data.toString()).join('')).toBe('two\noops\n');
     const bounded = runtime.jobs!.follow(id, 0, 3);
     expect(bounded.segments.map((segment) => segment.data.toString()).join('')).toBe('one');
     expect(bounded.to).toBe(3);
-    expect(runtime.jobs!.follow(id, 15)).toMatchObject({ from: 15, to: 15, segments: [] });
+    expect(runtime.jobs!.follow(id, 13)).toMatchObject({ from: 13, to: 13, segments: [] });
     // The model still gets everything, once.
     expect(text(await s.callTool('job_output', { job_id: id }))).toBe('one\ntwo\n[stderr]\noops\n[status: completed, exit code: 0]');
     expect(text(await s.callTool('job_output', { job_id: id }))).toBe('(no new output)\n[status: completed, exit code: 0]');
     // Observers can still read what the ring retains after the model's terminal read.
-    expect(runtime.jobs!.follow(id, 0).to).toBe(15);
+    expect(runtime.jobs!.follow(id, 0).to).toBe(13);
   });
 
   it('follows a live job while the model reads it separately', async () => {

@@ -12,6 +12,8 @@ use crate::error::Error;
 /// Bytes taken from the pipe per read. The pipe itself is grown to [`PIPE_SIZE`] so a fast writer rarely waits.
 const READ_SIZE: usize = 256 * 1024;
 const PIPE_SIZE: libc::c_int = 1024 * 1024;
+/// The nice value of reader threads (Linux applies it per thread).
+const READER_NICE: libc::c_int = 10;
 /// How often a reader with nothing to read looks at its stop flag.
 const IDLE_POLL_MS: libc::c_int = 50;
 
@@ -68,6 +70,10 @@ pub fn attach(id: u64, capture: Arc<Mutex<Capture>>, stream: Stream, fd: RawFd) 
         .spawn({
             let done = done.clone();
             move || {
+                // Readers yield the CPU to the host's own threads (its event loop above all) when cores are short;
+                // a full pipe then only slows the command that fills it.
+                // SAFETY: setpriority on this thread's id has no memory effects.
+                unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, READER_NICE) };
                 drain(&capture, stream, fd, &stop);
                 // SAFETY: the thread owns fd and nothing else closes it.
                 unsafe { libc::close(fd) };

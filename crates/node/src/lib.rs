@@ -2,19 +2,21 @@
 //!
 //! Every call runs inside [`guard::guard`], so a panic reaches JS as an error with code `SHELLRING_PANIC`
 //! and a core error as one with the core's code. Nothing here calls back into JS from another thread.
+//! The per-chunk calls (`write`, `ringAppend`, `ringReadInto`) are plain N-API callbacks in `fast`.
 
+mod fast;
 mod guard;
 mod js_buffer;
 mod pipes;
 mod shapes;
 mod tables;
 
-use napi::bindgen_prelude::{BufferSlice, Either, Float64ArraySlice};
+use napi::bindgen_prelude::Float64ArraySlice;
 use napi::Env;
 use napi_derive::napi;
 use shellring_core::registry;
 
-use guard::{core_error, count, guard, id, kind, num, size, stream, Result};
+use guard::{core_error, count, guard, id, num, size, stream, Result};
 use js_buffer::{filled, JsValue};
 use shapes::{NativeCaptureOptions, NativeStreamInfo};
 use tables::{OBSERVE_LEN, READ_HEADER, STATE_LEN};
@@ -29,13 +31,6 @@ pub fn create(options: Option<NativeCaptureOptions>) -> Result<f64> {
         };
         registry::create(options).map(num).map_err(core_error)
     })
-}
-
-/// Writes bytes to stream 0 (stdout) or 1 (stderr): spill, tail, then the ring. The bytes are read in
-/// place, never copied on the way in.
-#[napi]
-pub fn write(capture: f64, stream_id: u32, data: BufferSlice) -> Result<()> {
-    guard(|| registry::write(id(capture)?, stream(stream_id)?, &data).map_err(core_error))
 }
 
 /// Finishes both spills, marks the capture finished and settles its ring. Idempotent.
@@ -92,19 +87,6 @@ pub fn observe(
             })
         })
         .map_err(core_error)?
-    })
-}
-
-/// Appends a chunk to the ring; `chunk_kind` is 0 (stdout), 1 (stderr), 2 (log) or the kind's name.
-#[napi]
-pub fn ring_append(
-    capture: f64,
-    chunk_kind: Either<u32, String>,
-    data: BufferSlice,
-    gap: bool,
-) -> Result<()> {
-    guard(|| {
-        registry::ring_append(id(capture)?, kind(&chunk_kind)?, &data, gap).map_err(core_error)
     })
 }
 
@@ -169,31 +151,6 @@ pub fn ring_read(
         let read = registry::ring_read_with(id, max, |view| read_buffer(&env, table, view))
             .map_err(core_error)?;
         settled_read(read)
-    })
-}
-
-/// A consumer read into the caller's buffer (its length bounds the read), copied straight from the
-/// ring's chunks; fills the read table. False, with nothing read, when the table is too short for the
-/// segments.
-#[napi]
-pub fn ring_read_into(
-    capture: f64,
-    mut buffer: BufferSlice,
-    mut table: Float64ArraySlice,
-) -> Result<bool> {
-    let table = table_of(&mut table);
-    guard(|| {
-        let id = id(capture)?;
-        tables::check(table, READ_HEADER)?;
-        let read = registry::ring_read_fitting_with(id, buffer.len(), |view| {
-            if !tables::write_read(table, view) {
-                return Err(());
-            }
-            view.copy_to(&mut buffer);
-            Ok(())
-        })
-        .map_err(core_error)?;
-        Ok(read.is_ok())
     })
 }
 

@@ -1,0 +1,89 @@
+// A 1 GiB background job followed by a web observer: the host's memory stays flat, and the model's next read says
+// that output was dropped from memory and where the whole of it is (or that it is unavailable).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, statSync } from 'node:fs';
+import { createRuntime, type Runtime, type Session } from '../../src/index.js';
+import { background, settledJob, text } from '../helpers/calls.js';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+let runtime: Runtime;
+let session: Session;
+
+beforeAll(async () => {
+  // The default spill cap (64 MiB per stream) is far below 1 GiB: that spill can never complete.
+  runtime = await createRuntime({});
+  session = runtime.session({ id: 'memory' });
+});
+
+afterAll(async () => {
+  await runtime?.close();
+});
+
+/** Follows the job as a web view would, until it has settled and every byte was offered; returns the peak RSS. */
+async function followToEnd(id: string): Promise<{ peak: number; next: number; lossyReads: number; reads: number }> {
+  let next = 0;
+  let peak = process.memoryUsage.rss();
+  let lossyReads = 0;
+  let reads = 0;
+  for (;;) {
+    const read = runtime.jobs!.follow(id, next);
+    reads += 1;
+    if (read.lossy) lossyReads += 1;
+    expect(read.from).toBeGreaterThanOrEqual(next);
+    next = read.to;
+    peak = Math.max(peak, process.memoryUsage.rss());
+    if (read.settled && read.to === read.total) return { peak, next, lossyReads, reads };
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The text of a job_output read, split into its body and its last two lines (notice and status). */
+function tailLines(output: string): { body: string; notice: string; status: string } {
+  const lines = output.split('\n');
+  return { body: lines.slice(0, -2).join('\n'), notice: lines.at(-2)!, status: lines.at(-1)! };
+}
+
+describe('a 1 GiB job under a following observer', () => {
+  it('keeps RSS growth well under 64 MiB and flags the drop as (unavailable)', async () => {
+    // Warm up: workers, code paths and allocator arenas are not growth.
+    const warm = await background(session, 'yes | head -c 16777216');
+    await followToEnd(warm);
+    await session.callTool('job_output', { job_id: warm, wait: true });
+
+    const before = process.memoryUsage.rss();
+    const id = await background(session, `yes | head -c ${GiB}`, 'Print a gibibyte');
+    const { peak, next, lossyReads } = await followToEnd(id);
+    const growth = peak - before;
+    expect(next).toBe(GiB);
+    // The observer fell behind and was told so, rather than the host buffering for it.
+    expect(lossyReads).toBeGreaterThan(0);
+    expect(growth).toBeLessThan(64 * MiB);
+
+    const output = text(await session.callTool('job_output', { job_id: id }));
+    const { body, notice, status } = tailLines(output);
+    expect(notice).toBe('[some output was dropped from memory; full output: (unavailable)]');
+    expect(status).toBe('[status: completed, exit code: 0]');
+    expect(body.length).toBeGreaterThan(0);
+    expect(body.length).toBeLessThanOrEqual(64_000);
+    expect(body.replace(/y\n/g, '').replace(/^\n|y$/g, '')).toBe('');
+    // The notice comes once: the next read continues without a gap.
+    const rest = text(await session.callTool('job_output', { job_id: id }));
+    expect(rest).not.toContain('[some output was dropped from memory');
+    expect(rest.endsWith('\n[status: completed, exit code: 0]')).toBe(true);
+  });
+
+  it('names the spill file when the whole stream fits under the spill cap', async () => {
+    const size = 8 * MiB;
+    const id = await background(session, `yes | head -c ${size}`, 'Print eight mebibytes');
+    await settledJob(runtime, id);
+    const output = text(await session.callTool('job_output', { job_id: id }));
+    const { notice, status } = tailLines(output);
+    const match = /^\[some output was dropped from memory; full output: (\/\S+\.stdout\.log)\]$/.exec(notice);
+    expect(match, notice).not.toBeNull();
+    expect(status).toBe('[status: completed, exit code: 0]');
+    const path = match![1]!;
+    expect(statSync(path).size).toBe(size);
+    expect(readFileSync(path, 'utf8').slice(0, 6)).toBe('y\ny\ny\n');
+  });
+});
