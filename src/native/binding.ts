@@ -1,4 +1,4 @@
-// The raw shape of the napi-rs addon (crates/node): what the .node file exports, before any conversion.
+// The raw shape of the napi-rs addon (crates/node): what the .node file exports, and the tables its reads fill.
 
 export interface NativeRingOptions {
   liveLimit?: number;

@@ -1,0 +1,31 @@
+// Buffers the binding returns live in memory V8 owns, so a reader that never yields to the event loop stays flat.
+import { expect, it } from 'vitest';
+import { nativeBackend as backend } from '../../src/capture/native.js';
+
+const MiB = 1024 * 1024;
+const CHUNK = 64 * 1024;
+/** 512 MiB through ringRead, plus 128 MiB each through tail and observe. */
+const ROUNDS = 8192;
+const LIMIT = 192 * MiB;
+
+it('ringRead, tail and observe allocate nothing that waits for an event-loop turn to be freed', () => {
+  const id = backend.create({ stdoutCap: 64_000, ring: true });
+  const chunk = Buffer.alloc(CHUNK, 'a');
+  const before = process.memoryUsage.rss();
+  let growth = 0;
+  let seen = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    backend.write(id, 0, chunk);
+    for (const segment of backend.ringRead(id, CHUNK).segments) seen += segment.data.length;
+    if (i % 4 === 0) {
+      seen += backend.tail(id, 0).length;
+      seen += backend.observe(id, 0, 0, Infinity).data.length;
+    }
+    if (i % 256 === 0) growth = Math.max(growth, process.memoryUsage.rss() - before);
+  }
+  growth = Math.max(growth, process.memoryUsage.rss() - before);
+  backend.free(id);
+  expect(seen).toBe(ROUNDS * CHUNK + (ROUNDS / 4) * 2 * 64_000);
+  // Buffers freed only by finalizers from the event loop would hold all 768 MiB here.
+  expect(growth).toBeLessThan(LIMIT);
+});
