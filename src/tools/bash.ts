@@ -70,7 +70,12 @@ export class BashTool {
   #checkPolicy(args: BashArgs): void {
     const justified = args.justification !== undefined && args.justification.trim() !== '';
     if (args.sandbox_permissions === undefined && justified) throw new ToolError(bashToolErrors.justificationAlone);
-    if (args.sandbox_permissions !== undefined && !this.#deps.sandbox) throw new ToolError(bashToolErrors.noSandbox);
+    if (args.sandbox_permissions !== undefined && !this.#deps.sandbox) {
+      // The pairing is argument validation, so it is judged before the composition is.
+      if (args.justification === undefined) throw new ToolError(bashToolErrors.needsJustification);
+      if (!justified) throw new ToolError(bashToolErrors.blankJustification);
+      throw new ToolError(bashToolErrors.noSandbox);
+    }
     if (args.run_in_background) {
       if (!this.#deps.config.enableRunInBackground) throw new ToolError(bashToolErrors.backgroundDisabled);
       if (!this.#deps.jobs) throw new ToolError(bashToolErrors.backgroundUnavailable);

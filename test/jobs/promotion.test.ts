@@ -74,8 +74,8 @@ describe('promotion', () => {
 
   it('newline-terminates a partial line in the hand-off, and continues after its bytes', async () => {
     const s = fresh();
-    const result = await bash(s, "printf 'partial'; sleep 0.6; echo ' rest'", { timeoutMs: 300 });
-    const { shown, id } = promoted(text(result), 300);
+    const result = await bash(s, "printf 'partial'; sleep 1.5; echo ' rest'", { timeoutMs: 500 });
+    const { shown, id } = promoted(text(result), 500);
     expect(shown).toBe('partial\n');
     expect(result.structuredContent).toMatchObject({ kind: 'promoted', output: 'partial' });
     expect(text(await s.callTool('job_output', { job_id: id, wait: true }))).toBe(' rest\n[status: completed, exit code: 0]');

@@ -75,17 +75,19 @@ describe('a 1 GiB job under a following observer', () => {
     expect(rest.endsWith('\n[status: completed, exit code: 0]')).toBe(true);
   });
 
-  it('names the spill file when the whole stream fits under the spill cap', async () => {
-    const size = 8 * MiB;
-    const id = await background(session, `yes | head -c ${size}`, 'Print eight mebibytes');
+  it('names the spill files, stdout then stderr, when the streams fit under the spill cap', async () => {
+    const size = 4 * MiB;
+    const id = await background(session, `yes | head -c ${size}; yes e | head -c ${size} >&2`, 'Print on both streams');
     await settledJob(runtime, id);
     const output = text(await session.callTool('job_output', { job_id: id }));
     const { notice, status } = tailLines(output);
-    const match = /^\[some output was dropped from memory; full output: (\/\S+\.stdout\.log)\]$/.exec(notice);
+    const match = /^\[some output was dropped from memory; full output: (\/\S+\.stdout\.log), (\/\S+\.stderr\.log)\]$/.exec(notice);
     expect(match, notice).not.toBeNull();
     expect(status).toBe('[status: completed, exit code: 0]');
-    const path = match![1]!;
-    expect(statSync(path).size).toBe(size);
-    expect(readFileSync(path, 'utf8').slice(0, 6)).toBe('y\ny\ny\n');
+    const [stdoutPath, stderrPath] = [match![1]!, match![2]!];
+    expect(statSync(stdoutPath).size).toBe(size);
+    expect(statSync(stderrPath).size).toBe(size);
+    expect(readFileSync(stdoutPath, 'utf8').slice(0, 6)).toBe('y\ny\ny\n');
+    expect(readFileSync(stderrPath, 'utf8').slice(0, 6)).toBe('e\ne\ne\n');
   });
 });

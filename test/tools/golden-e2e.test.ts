@@ -71,7 +71,8 @@ describe('goldens produced by real commands', () => {
   it('timed out even though the command then exited 0', async () => {
     const s = deadline.session({ id: 'golden-deadline', cwd: work });
     // bash traps TERM and exits 0 once its waited-for sleep is killed with the group.
-    const result = await bash(s, "trap 'exit 0' TERM; echo partial; sleep 30 & wait", { timeoutMs: 400 });
+    // A generous timeout: the trap must be in place before TERM arrives, even on a loaded machine.
+    const result = await bash(s, "trap 'exit 0' TERM; echo partial; sleep 30 & wait", { timeoutMs: 1000 });
     expect(text(result)).toBe(golden('timed out even though the command then exited 0'));
     expect(result.structuredContent).toMatchObject({ exitCode: 0, signal: null, timedOut: true });
   });
