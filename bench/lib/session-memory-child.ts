@@ -21,6 +21,8 @@ export interface SessionMemoryReport {
   idle?: SessionMemorySample;
   /** Sessions after one `true` call each (spill directory, executor bookkeeping). */
   used?: SessionMemorySample;
+  /** The same sessions once closed, against the same reading before their calls: what closing gives back. */
+  closed?: SessionMemorySample;
   /** Live `sleep` jobs (or children), host side. */
   jobs: SessionMemorySample;
   /** Resident memory of the processes each live job keeps (runner and sleep, or the sleep alone), summed. */
@@ -104,6 +106,7 @@ async function shellring(): Promise<SessionMemoryReport> {
     );
     const used = { count: SESSIONS, delta: minus(await reading(), before) };
     await Promise.all(sessions.map((session) => session.close()));
+    const closed = { count: SESSIONS, delta: minus(await reading(), before) };
 
     // The default limit is 10 live jobs per session: 5 sessions hold the 50 jobs.
     const owners = Array.from({ length: JOBS / 10 }, (_, i) => runtime.session({ id: `jobs-${i}`, cwd: '/tmp' }));
@@ -123,7 +126,7 @@ async function shellring(): Promise<SessionMemoryReport> {
     for (const job of runtime.jobs!.list()) runtime.jobs!.kill(job.id, 'benchmark done');
     await until(() => runtime.jobs!.list().every((job) => job.state !== 'running' && job.state !== 'stopping'), 'the kills');
     await until(() => marked().pids.length === 0, 'the processes to end');
-    return { idle, used, jobs, childrenRss, cleanedUp: true };
+    return { idle, used, closed, jobs, childrenRss, cleanedUp: true };
   } finally {
     await runtime.close();
   }

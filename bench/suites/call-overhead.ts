@@ -100,7 +100,7 @@ export async function run(): Promise<SuiteResult> {
         `bash tool adds <= ${TARGET_ADDED_MS} ms per call over executor.run (p50)`,
         added,
         TARGET_ADDED_MS,
-        `+${fmt(added)} ms (p50 ${fmt(tool.value)} vs ${fmt(bare.value)} ms; p99 ${fmt(tool.extra!['p99 ms'] as number)} vs ${fmt(bare.extra!['p99 ms'] as number)} ms)`,
+        `${added < 0 ? '' : '+'}${fmt(added)} ms (p50 ${fmt(tool.value)} vs ${fmt(bare.value)} ms; p99 ${fmt(tool.extra!['p99 ms'] as number)} vs ${fmt(bare.extra!['p99 ms'] as number)} ms)`,
       ),
     ],
     notes: [

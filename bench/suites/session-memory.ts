@@ -12,6 +12,7 @@ const SESSIONS = 1000;
 const JOBS = 50;
 const IDLE = `shellring: ${SESSIONS} sessions opened`;
 const USED = `shellring: ${SESSIONS} sessions, one \`true\` call each`;
+const CLOSED = `shellring: the same ${SESSIONS} sessions, closed`;
 const JOB = `shellring: ${JOBS} background \`sleep 30\` jobs`;
 const SPAWN = `child_process: ${JOBS} \`bash -c sleep 30\` children, piped`;
 /** A job is a registry entry, a capture with its ring, a worker task and its ports: well under a MiB each. */
@@ -42,7 +43,11 @@ export async function run(): Promise<SuiteResult> {
   const mine = measure('shellring');
   const plain = measure('spawn');
   if (!mine.cleanedUp || !plain.cleanedUp) throw new Error('session-memory: processes were left running');
-  const sessionRows = withRatios([figure(IDLE, mine.idle!), figure(USED, mine.used!, {}, IDLE)]);
+  const sessionRows = withRatios([
+    figure(IDLE, mine.idle!),
+    figure(USED, mine.used!, {}, IDLE),
+    figure(CLOSED, mine.closed!, {}, IDLE),
+  ]);
   const jobRows = withRatios([
     figure(SPAWN, plain.jobs, { 'child RSS KiB each': plain.childrenRss / JOBS / KiB }),
     figure(JOB, mine.jobs, { 'child RSS KiB each': mine.childrenRss / JOBS / KiB }, SPAWN),
@@ -78,7 +83,8 @@ export async function run(): Promise<SuiteResult> {
         'reading after two collections with a loop turn between, the step, and a second such reading; figures are the ' +
         'delta divided by the count. RSS is coarse (pages, allocator arenas): read it over the whole count, not per item.',
       `Sessions: ${SESSIONS} runtime.session() opened and never used; then one \`true\` call in each (16 in flight), ` +
-        'which gives each its spill directory and executor bookkeeping. Jobs: 5 sessions x 10 background `sleep 30` ' +
+        'which gives each its spill directory and executor bookkeeping; then all closed (growth still measured from ' +
+        'before the calls, so what stays is allocator retention and the warmed call path, not live sessions). Jobs: 5 sessions x 10 background `sleep 30` ' +
         '(the default per-session limit), measured once every runner and sleep runs, then killed through runtime.jobs ' +
         'and checked gone from /proc.',
       'child RSS = summed VmRSS of the processes each job keeps (shellring: runner + sleep; child_process: bash execs sleep), ' +
