@@ -110,6 +110,7 @@ export class LocalExecutor {
   /** Kills what the session still runs (descendants included) and removes its spill files. */
   async closeSession(sessionId: string | undefined): Promise<void> {
     const launches = this.#bySession.get(sessionId ?? '');
+    this.#bySession.delete(sessionId ?? '');
     if (launches) await this.#end([...launches]);
     this.spills.closeSession(sessionId);
   }

@@ -66,7 +66,9 @@ export function bashArgsSchema(options: BashSchemaOptions) {
           .describe('With sandbox_permissions: one sentence, in the language of the current user request, telling the user why this exact command needs the wider access.'),
       }
     : {};
-  return z.object({ ...base, ...background, ...sandbox });
+  // Loose: keys outside the schema are ignored rather than refused (and never forwarded), and the JSON Schema says
+  // so, so a client that checks arguments against it does not reject a call the tool would run.
+  return z.looseObject({ ...base, ...background, ...sandbox });
 }
 
 /** The arguments once validated; fields the schema did not advertise are read leniently from the raw input. */

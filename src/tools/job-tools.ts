@@ -16,7 +16,7 @@ const jobId = z
 const positive = (field: string) => (issue: { input?: unknown }) =>
   `invalid ${field}: expected a positive number, got ${JSON.stringify(issue.input ?? null)}`;
 
-const outputSchema = z.object({
+const outputSchema = z.looseObject({
   job_id: jobId,
   wait: z
     .boolean()
@@ -29,9 +29,9 @@ const outputSchema = z.object({
     .describe('With wait: how long to wait, in milliseconds (default 30000, at most 600000).'),
 });
 
-const listSchema = z.object({});
+const listSchema = z.looseObject({});
 
-const killSchema = z.object({
+const killSchema = z.looseObject({
   job_id: jobId,
   reason: z.string().optional().describe('Why the job is no longer needed; kept in its status.'),
 });
