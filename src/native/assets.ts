@@ -24,5 +24,5 @@ export function checkRunner(file: string): string {
 
 /** Workers need compiled JavaScript (Node 20 cannot load .ts in a worker), so this is always the dist build. */
 export function supervisorPath(): string {
-  return path.join(packageRoot(), 'dist', 'workers', 'supervisor.js');
+  return path.join(packageRoot(), 'dist', 'workers', 'entry.cjs');
 }
