@@ -2,7 +2,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runtimeAccepts, SandboxUnavailableError } from '../faces/runtime-options.js';
 
 /** A mistake in how the command was invoked: reported on stderr with exit status 2. */
 export class UsageError extends Error {
@@ -89,9 +88,7 @@ export function directoryOption(command: string, raw: string | boolean | undefin
   return dir;
 }
 
-/** `--sandbox` is refused up front in a build whose runtime has no sandbox, rather than silently ignored. */
-export function sandboxOption(command: string, raw: string | boolean | undefined): string | undefined {
-  if (raw === undefined || typeof raw === 'boolean') return undefined;
-  if (!runtimeAccepts('sandbox')) throw new UsageError(`--sandbox: ${new SandboxUnavailableError().message}`, command);
-  return raw;
+/** `--sandbox <mode>`; the runtime's option schema judges the mode (a bad one is a usage error). */
+export function sandboxOption(raw: string | boolean | undefined): string | undefined {
+  return typeof raw === 'string' ? raw : undefined;
 }

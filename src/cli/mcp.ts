@@ -16,7 +16,7 @@ export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const cwd = directoryOption('mcp', values.cwd);
-  const sandboxMode = sandboxOption('mcp', values.sandbox);
+  const sandboxMode = sandboxOption(values.sandbox);
   const server = await serveStdio({ cwd, sandboxMode });
   const release = onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => void server.close());
   await server.closed;

@@ -24,7 +24,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const command = positionals.join(' ');
   const cwd = directoryOption('run', values.cwd) ?? process.cwd();
   const timeoutMs = integerOption('run', '--timeout', values.timeout, { min: 1, max: 600_000, unit: 'milliseconds' });
-  const sandboxMode = sandboxOption('run', values.sandbox);
+  const sandboxMode = sandboxOption(values.sandbox);
   const runtime = await createRuntime(
     faceRuntimeOptions(
       {

@@ -19,7 +19,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const port = integerOption('serve', '--port', values.port, { min: 0, max: 65_535, unit: 'a port number' });
   const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
   const cwd = directoryOption('serve', values.cwd);
-  const sandboxMode = sandboxOption('serve', values.sandbox);
+  const sandboxMode = sandboxOption(values.sandbox);
   let server;
   try {
     server = await serveHttp({ host, port, cwd, sandboxMode });

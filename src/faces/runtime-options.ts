@@ -1,5 +1,5 @@
-// Composes createRuntime options for the faces, adding sandbox and approval only where this build's runtime accepts them.
-import { runtimeOptionsSchema, type RuntimeOptions } from '../runtime/options.js';
+// Composes createRuntime options for the faces: a person's sandbox mode and the face's approval channel.
+import type { RuntimeOptions } from '../runtime/options.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
 
 export type { ApprovalOutcome, ApprovalRequest };
@@ -7,35 +7,17 @@ export type { ApprovalOutcome, ApprovalRequest };
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalOutcome>;
 
 export interface FaceRuntimeOptions {
-  /** A sandbox mode named by a person (`--sandbox`); refused when the runtime has no sandbox. */
+  /** A sandbox mode named by a person (`--sandbox`); createRuntime's own schema validates it. */
   sandboxMode?: string;
-  /** Where escalation approvals go; dropped silently when the runtime has no approval option. */
+  /** Where escalation approvals go, unless the base options already name an approval service. */
   approve?: ApprovalHandler;
 }
 
-/** Thrown when a person asks for a sandbox that this build cannot provide. */
-export class SandboxUnavailableError extends Error {
-  readonly code = 'SHELLRING_SANDBOX_UNAVAILABLE';
-  constructor() {
-    super('the sandbox is not available in this build of shellring (the runtime has no sandbox option)');
-  }
-}
-
-/** True when createRuntime's strict option schema has this top-level key. */
-export function runtimeAccepts(key: string): boolean {
-  return Object.hasOwn(runtimeOptionsSchema.shape, key);
-}
-
 export function faceRuntimeOptions(base: RuntimeOptions, face: FaceRuntimeOptions): RuntimeOptions {
-  // Loosely typed: the mode is a person's unchecked string, which createRuntime's own schema validates, and each
-  // key is added only after the check that this build's runtime declares it.
-  const options: Record<string, unknown> = { ...base };
+  const options: RuntimeOptions = { ...base };
   if (face.sandboxMode !== undefined) {
-    if (!runtimeAccepts('sandbox')) throw new SandboxUnavailableError();
-    options.sandbox = { ...(options.sandbox as object | undefined), mode: face.sandboxMode };
+    options.sandbox = { ...options.sandbox, mode: face.sandboxMode as NonNullable<RuntimeOptions['sandbox']>['mode'] };
   }
-  if (face.approve && runtimeAccepts('approval') && options.approval === undefined) {
-    options.approval = { request: face.approve };
-  }
-  return options as RuntimeOptions;
+  if (face.approve && options.approval === undefined) options.approval = { request: face.approve };
+  return options;
 }

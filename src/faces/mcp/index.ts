@@ -9,5 +9,5 @@ export { SessionRoutes } from './routes.js';
 export type { SessionEndpoint } from './routes.js';
 export { elicitApproval } from './approval.js';
 export { TOOL_ANNOTATIONS } from './annotations.js';
-export { faceRuntimeOptions, runtimeAccepts, SandboxUnavailableError } from '../runtime-options.js';
+export { faceRuntimeOptions } from '../runtime-options.js';
 export type { ApprovalHandler, ApprovalOutcome, ApprovalRequest, FaceRuntimeOptions } from '../runtime-options.js';
