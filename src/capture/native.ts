@@ -112,16 +112,14 @@ function segmentsOf(t: Float64Array, data: Buffer): RingSegment[] {
   return segments;
 }
 
+function metaOf(t: Float64Array): RingReadMeta {
+  const meta = {} as RingReadMeta;
+  writeMeta(t, meta);
+  return meta;
+}
+
 function toRingRead(t: Float64Array, data: Buffer): RingRead {
-  return {
-    segments: segmentsOf(t, data),
-    from: t[ReadTable.from]!,
-    to: t[ReadTable.to]!,
-    lossy: t[ReadTable.lossy] === 1,
-    total: t[ReadTable.total]!,
-    earliest: t[ReadTable.earliest]!,
-    settled: t[ReadTable.settled] === 1,
-  };
+  return { segments: segmentsOf(t, data), ...metaOf(t) };
 }
 
 /** A consumer read into `buffer`; returns the table the binding filled. */
@@ -174,16 +172,7 @@ export const nativeBackend: CaptureBackend = {
     for (let i = 0, at = READ_HEADER; i < count; i++, at += SEGMENT_WIDTH) {
       segments[i] = { kind: KINDS[t[at]!]!, gap: t[at + 1] === 1, length: t[at + 2]! };
     }
-    return {
-      bytes: t[ReadTable.bytes]!,
-      segments,
-      from: t[ReadTable.from]!,
-      to: t[ReadTable.to]!,
-      lossy: t[ReadTable.lossy] === 1,
-      total: t[ReadTable.total]!,
-      earliest: t[ReadTable.earliest]!,
-      settled: t[ReadTable.settled] === 1,
-    };
+    return { bytes: t[ReadTable.bytes]!, segments, ...metaOf(t) };
   },
   ringObserve(id, from, max) {
     let t = table;
