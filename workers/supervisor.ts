@@ -1,5 +1,4 @@
-// Piscina worker entry: supervises one command per task through shellring-runner; output goes straight into native captures.
-import type { MessagePort } from 'node:worker_threads';
+// The supervisor each Piscina task runs (loaded by entry.cjs): one command through shellring-runner; output goes straight into native captures.
 import type { Readable } from 'node:stream';
 import { execa, type Options } from 'execa';
 import * as Comlink from 'comlink/dist/esm/comlink.mjs';
@@ -21,7 +20,6 @@ class Supervised {
   #task: SupervisorTask;
   #cause: KillCause | undefined;
   #pgid: number | undefined;
-  #runnerPid: number | undefined;
   #bashEnded = false;
   #graceTimer: NodeJS.Timeout | undefined;
   #spawned: Promise<{ pgid: number; runnerPid: number } | null>;
@@ -75,7 +73,6 @@ class Supervised {
       binding.closeFd(outWrite);
       binding.closeFd(errWrite);
     }
-    this.#runnerPid = child.pid;
     this.#lifeline = child.stdio[3] as Readable;
     child.then(
       () => onRunnerExit(),
