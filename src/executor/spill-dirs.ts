@@ -1,5 +1,5 @@
 // The runtime's private spill directory (0700, unpredictable name) with one subdirectory per session.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -57,11 +57,22 @@ export class SpillDirs {
     const dir = this.#sessions.get(key);
     if (!dir) return;
     this.#sessions.delete(key);
-    if (!this.#keep) rmSync(dir, { recursive: true, force: true });
+    if (this.#keep) removeIfEmpty(dir);
+    else rmSync(dir, { recursive: true, force: true });
   }
 
   close(): void {
     for (const key of [...this.#sessions.keys()]) this.closeSession(key);
-    if (!this.#keep) rmSync(this.root, { recursive: true, force: true });
+    if (this.#keep) removeIfEmpty(this.root);
+    else rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** Kept spill files stay; directories that hold none do not. */
+function removeIfEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty (a kept spill file), or already gone.
   }
 }
