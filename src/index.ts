@@ -1,5 +1,6 @@
 // The package root: re-exports only; importing it loads no native code.
-export { createRuntime, Runtime, BASH_PROMPT } from './runtime/runtime.js';
+export { createRuntime, Runtime } from './runtime/runtime.js';
+export { BASH_PROMPT } from './contract/index.js';
 export type { ListedTool, PromptSection, Notice } from './runtime/runtime.js';
 export type { RuntimeOptions } from './runtime/options.js';
 export { Session } from './runtime/session.js';
@@ -14,8 +15,7 @@ export { SANDBOX_MODES } from './sandbox/modes.js';
 export type { SandboxMode } from './sandbox/modes.js';
 export type { ApprovalOutcome, ApprovalRequest, ApprovalConfig } from './sandbox/approval.js';
 export type { EnvContributor, Execution } from './env/registry.js';
-export { renderForeground } from './tools/render.js';
-export { parseExitStatus } from './tools/exit-status.js';
+export { renderForeground, parseExitStatus } from './contract/index.js';
 export { presentCall, presentResult } from './tools/present.js';
 export type { ToolResult } from './tools/tool.js';
 export { getCaptureBackend } from './capture/index.js';

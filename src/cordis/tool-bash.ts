@@ -3,7 +3,7 @@ import type { Context } from 'cordis';
 import Schema from 'schemastery';
 import { nativeBackend } from '../capture/native.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import { BASH_PROMPT } from '../runtime/runtime.js';
+import { BASH_PROMPT } from '../contract/index.js';
 import { BashTool, type BashToolConfig } from '../tools/bash.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalConfig } from '../sandbox/approval.js';

@@ -1,6 +1,7 @@
 // Plugin registering job_output, job_list and job_kill (and their prompt section) over the `jobs` service.
 import type { Context } from 'cordis';
-import { callJobTool, JOBS_PROMPT, jobToolDefinitions } from '../tools/job-tools.js';
+import { JOBS_PROMPT } from '../contract/index.js';
+import { callJobTool, jobToolDefinitions } from '../tools/job-tools.js';
 import './services.js';
 
 export const name = 'tool-jobs';

@@ -1,6 +1,7 @@
 // The `tools` service: tool definitions with their callers, listed for a model and called by name.
 import { z } from 'zod';
 import type { ListedTool } from '../runtime/runtime.js';
+import { sessionErrors } from '../contract/index.js';
 import { errorResult, type CallContext, type ToolDefinition, type ToolResult } from '../tools/tool.js';
 
 export interface ToolEntry {
@@ -40,7 +41,7 @@ export class ToolRegistry {
 
   async call(name: string, input: unknown, context: CallContext): Promise<ToolResult> {
     const tool = this.#tools.get(name);
-    if (!tool) return errorResult(new Error(`unknown tool ${JSON.stringify(name)}`));
+    if (!tool) return errorResult(new Error(sessionErrors.unknownTool(name)));
     // A tool that throws instead of returning its error still answers the model, as `Error: <message>`.
     try {
       return await tool.entry.call(input, context);

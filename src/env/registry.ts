@@ -1,5 +1,5 @@
 // The DSH_* registry: built-in managed variables plus named contributors with declared, described keys.
-import { bashEnvErrors as E } from '../strings.js';
+import { bashEnvErrors as E } from '../contract/index.js';
 
 /** What a contributor sees of the call it contributes to. */
 export interface Execution {

@@ -7,6 +7,7 @@ import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
 import { nativeBackend } from '../capture/native.js';
 import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
+import { executorErrors } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
 import { killNow } from './live-groups.js';
@@ -46,17 +47,17 @@ export class LocalExecutor {
   resolve(request: ExecRequest): ExecSpec {
     const { config } = this;
     if (typeof request?.command !== 'string' || !request.command.trim()) {
-      throw invalid('invalid command: expected a non-empty string');
+      throw invalid(executorErrors.command);
     }
     if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
-      throw invalid(`invalid timeoutMs: expected a positive number, got ${JSON.stringify(request.timeoutMs)}`);
+      throw invalid(executorErrors.timeoutMs(request.timeoutMs));
     }
     if (request.workdir !== undefined && (typeof request.workdir !== 'string' || !request.workdir)) {
-      throw invalid(`invalid workdir: expected a non-empty string, got ${JSON.stringify(request.workdir)}`);
+      throw invalid(executorErrors.workdir(request.workdir));
     }
     const stdoutMaxBytes = request.stdoutMaxBytes ?? config.maxOutputBytes;
     if (!Number.isInteger(stdoutMaxBytes) || stdoutMaxBytes < 0) {
-      throw invalid(`invalid stdoutMaxBytes: expected a non-negative integer, got ${JSON.stringify(stdoutMaxBytes)}`);
+      throw invalid(executorErrors.stdoutMaxBytes(stdoutMaxBytes));
     }
     const base = config.cwd ?? process.cwd();
     return {
@@ -130,7 +131,7 @@ export class LocalExecutor {
   }
 
   #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
-    if (this.#closed) throw Object.assign(new Error('the executor is closed'), { code: 'SHELLRING_CLOSED' });
+    if (this.#closed) throw Object.assign(new Error(executorErrors.closed), { code: 'SHELLRING_CLOSED' });
     const used = this.spills.used(spec.sessionId);
     const captureId = this.#capture.create({
       stdoutCap: spec.stdoutMaxBytes,

@@ -1,9 +1,8 @@
 // The job runtime: ids, ownership, limits, settlement, consuming and observing reads, notices and retention.
 import { EventEmitter } from 'node:events';
 import type { CaptureBackend } from '../capture/types.js';
-import { jobErrors, jobTexts } from './strings.js';
 import { nextJobId } from './ids.js';
-import { renderRead, statusLine } from './render.js';
+import { jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
 
 export interface JobRegistryOptions {

@@ -1,7 +1,7 @@
 // The jobs API for observers and people: list, follow by offset, events, and a person's kill.
 import type { JobRegistry } from '../jobs/registry.js';
 import type { FollowRead, JobEvent, JobInfo } from '../jobs/types.js';
-import { DEFAULT_STOP_REASON } from '../tools/bash.js';
+import { DEFAULT_STOP_REASON } from '../contract/index.js';
 
 export class JobsView {
   readonly #registry: JobRegistry;

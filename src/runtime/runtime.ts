@@ -7,7 +7,8 @@ import { resolveDshHome } from '../env/dsh-home.js';
 import { LocalExecutor } from '../executor/local.js';
 import { JobRegistry } from '../jobs/registry.js';
 import { BashTool } from '../tools/bash.js';
-import { JOBS_PROMPT, jobToolDefinitions } from '../tools/job-tools.js';
+import { jobToolDefinitions } from '../tools/job-tools.js';
+import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { JobsView } from './jobs-view.js';
 import { Sandbox } from '../sandbox/sandbox.js';
@@ -31,8 +32,6 @@ export interface Notice {
   jobId: string;
   text: string;
 }
-
-export const BASH_PROMPT = 'Check the [exit code: N] marker on every bash result; investigate failures before moving on.';
 
 export class Runtime {
   readonly env: EnvRegistry;

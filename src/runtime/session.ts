@@ -7,6 +7,7 @@ import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { errorResult, type ToolResult } from '../tools/tool.js';
+import { sessionErrors } from '../contract/index.js';
 
 export interface SessionOptions {
   id: string;
@@ -48,13 +49,13 @@ export class Session {
   }
 
   async callTool(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
-    if (this.#closed) return errorResult(new Error(`session ${this.id} is closed`));
+    if (this.#closed) return errorResult(new Error(sessionErrors.closed(this.id)));
     const context = { sessionId: this.id, cwd: this.cwd, signal: options.signal, callId: options.callId };
     if (name === 'bash') return this.#deps.bash.call(args, context);
     if (this.#deps.jobs && (name === 'job_output' || name === 'job_list' || name === 'job_kill')) {
       return callJobTool(this.#deps.jobs, name, args, context);
     }
-    return errorResult(new Error(`unknown tool ${JSON.stringify(name)}`));
+    return errorResult(new Error(sessionErrors.unknownTool(name)));
   }
 
   /** Changes this session's standing sandbox mode (a person's decision, not the model's). */

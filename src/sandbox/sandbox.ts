@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { executorErrors } from '../strings.js';
+import { executorErrors } from '../contract/index.js';
 import type { SandboxSpec } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';

@@ -2,7 +2,7 @@
 import type { CaptureBackend } from '../capture/types.js';
 import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
 import type { JobSettlement, JobSource } from '../jobs/types.js';
-import { markers } from '../strings.js';
+import { markers } from '../contract/index.js';
 
 export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, escalationAdvertised: boolean): JobSource {
   return {

@@ -1,5 +1,6 @@
 // The bash tool's arguments: one zod source validates them with the contract's messages and yields the JSON Schema.
 import { z } from 'zod';
+import { bashArgErrors, bashParamDocs } from '../contract/index.js';
 import { isSandboxMode } from '../sandbox/modes.js';
 
 export const ESCALATION_MODES = ['workspace-write', 'danger-full-access'] as const;
@@ -13,57 +14,49 @@ export interface BashSchemaOptions {
   promotes: boolean;
 }
 
-const commandError = 'invalid command: expected a non-empty string';
-const descriptionError = 'invalid description: expected a non-empty string';
-const timeoutError = (issue: { input?: unknown }) =>
-  `invalid timeoutMs: expected a positive number, got ${JSON.stringify(issue.input === undefined ? null : issue.input)}`;
+const commandError = bashArgErrors.command;
+const descriptionError = bashArgErrors.description;
+const timeoutError = (issue: { input?: unknown }) => bashArgErrors.timeoutMs(issue.input);
 
 export function bashArgsSchema(options: BashSchemaOptions) {
   const base = {
     command: z
       .string({ error: commandError })
       .refine((value) => value.trim() !== '', { error: commandError })
-      .describe('The bash command to run, as one `bash -c` script.'),
+      .describe(bashParamDocs.command),
     description: z
       .string({ error: descriptionError })
       .refine((value) => value.trim() !== '', { error: descriptionError })
-      .describe('What the command does, in 5-10 words of active voice (for example "List files in the build directory"); shown to the user.'),
+      .describe(bashParamDocs.description),
     timeoutMs: z
       .number({ error: timeoutError })
       .positive({ error: timeoutError })
       .refine(Number.isFinite, { error: timeoutError })
       .optional()
-      .describe(
-        options.promotes
-          ? 'Milliseconds to wait for the command (default 120000, at most 600000). A command still running then keeps running as a background job whose id the result gives.'
-          : 'Milliseconds before the command is killed (default 120000, at most 600000).',
-      ),
+      .describe(options.promotes ? bashParamDocs.timeoutMsPromotes : bashParamDocs.timeoutMs),
     workdir: z
       .string()
       .optional()
-      .describe('Directory to run in, absolute or relative to the session directory. Use this instead of `cd`: no shell state survives between calls.'),
+      .describe(bashParamDocs.workdir),
   };
   const background = options.background
     ? {
         run_in_background: z
           .boolean()
           .optional()
-          .describe('Start the command as a background job and return its id at once; read it with job_output, stop it with job_kill.'),
+          .describe(bashParamDocs.runInBackground),
       }
     : {};
   const sandbox = options.sandbox
     ? {
         sandbox_permissions: z
-          .enum(ESCALATION_MODES, {
-            error: (issue) =>
-              `invalid sandbox_permissions: expected "workspace-write" or "danger-full-access", got ${JSON.stringify(issue.input)}`,
-          })
+          .enum(ESCALATION_MODES, { error: (issue) => bashArgErrors.sandboxPermissions(issue.input) })
           .optional()
-          .describe('Only after a command was denied by the sandbox: the narrowest wider mode it needs, for this one call. The user is asked to approve.'),
+          .describe(bashParamDocs.sandboxPermissions),
         justification: z
           .string()
           .optional()
-          .describe('With sandbox_permissions: one sentence, in the language of the current user request, telling the user why this exact command needs the wider access.'),
+          .describe(bashParamDocs.justification),
       }
     : {};
   // Loose: keys outside the schema are ignored rather than refused (and never forwarded), and the JSON Schema says

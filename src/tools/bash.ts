@@ -5,16 +5,20 @@ import type { EnvRegistry } from '../env/registry.js';
 import type { LocalExecutor } from '../executor/local.js';
 import type { ExecSpec, ProcessHandle } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import { jobTexts } from '../jobs/strings.js';
-import { bashToolErrors } from './strings.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
-import { bashDescription } from './bash-description.js';
 import { bashJobSource } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
-import { markers } from '../strings.js';
-import { renderForeground, type ForegroundFacts } from './render.js';
+import {
+  bashDescription,
+  bashToolErrors,
+  escalationReason,
+  jobTexts,
+  markers,
+  renderForeground,
+  type ForegroundFacts,
+} from '../contract/index.js';
 import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 
 export interface BashToolConfig {
@@ -33,9 +37,6 @@ export interface BashToolDeps {
   /** The approval service; without `request` (and with policy `ask`) there is none. */
   approval?: ApprovalConfig;
 }
-
-/** A person stopping a foreground command without giving a reason. */
-export const DEFAULT_STOP_REASON = 'cancelled by the user';
 
 export class BashTool {
   readonly definition: ToolDefinition;
@@ -102,7 +103,7 @@ export class BashTool {
       sessionId: context.sessionId,
       toolName: 'bash',
       callId: context.callId,
-      reason: `escalate sandbox to ${requested}: ${args.justification.trim()}`,
+      reason: escalationReason(requested, args.justification.trim()),
       signal: context.signal,
     });
     if (outcome === 'allowed-once') return requested;

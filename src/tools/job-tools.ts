@@ -1,8 +1,7 @@
 // job_output, job_list and job_kill: the model's controls over its own background jobs.
 import { z } from 'zod';
 import type { JobRegistry } from '../jobs/registry.js';
-import { jobErrors, jobTexts } from '../jobs/strings.js';
-import { statusLine } from '../jobs/render.js';
+import { jobErrors, jobTexts, jobToolDocs, statusLine } from '../contract/index.js';
 import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 
 const MAX_WAIT_MS = 600_000;
@@ -11,50 +10,45 @@ const DEFAULT_WAIT_MS = 30_000;
 const jobId = z
   .string({ error: (issue) => jobErrors.invalidId(issue.input) })
   .refine((value) => value.trim() !== '', { error: (issue) => jobErrors.invalidId(issue.input) })
-  .describe('The job id, as `started background job <id>` or a hand-off named it (for example "bash-1").');
+  .describe(jobToolDocs.jobId);
 
-const positive = (field: string) => (issue: { input?: unknown }) =>
-  `invalid ${field}: expected a positive number, got ${JSON.stringify(issue.input ?? null)}`;
+const positive = (field: string) => (issue: { input?: unknown }) => jobErrors.positive(field, issue.input);
 
 const outputSchema = z.looseObject({
   job_id: jobId,
   wait: z
     .boolean()
     .optional()
-    .describe('Block until the job finishes or timeout_ms passes, then read. Prefer this to calling job_output repeatedly.'),
+    .describe(jobToolDocs.wait),
   timeout_ms: z
     .number({ error: positive('timeout_ms') })
     .positive({ error: positive('timeout_ms') })
     .optional()
-    .describe('With wait: how long to wait, in milliseconds (default 30000, at most 600000).'),
+    .describe(jobToolDocs.timeoutMs),
 });
 
 const listSchema = z.looseObject({});
 
 const killSchema = z.looseObject({
   job_id: jobId,
-  reason: z.string().optional().describe('Why the job is no longer needed; kept in its status.'),
+  reason: z.string().optional().describe(jobToolDocs.reason),
 });
-
-export const JOBS_PROMPT =
-  'Background jobs: keep track of the job ids you start. Do not poll job_output in a loop; you are notified when a job finishes, and job_output with wait: true blocks until then. Before you give your final answer, collect the output you need from your jobs and stop the ones you no longer need with job_kill.';
 
 export function jobToolDefinitions(): ToolDefinition[] {
   return [
     {
       name: 'job_output',
-      description:
-        'Read the newest output of one of your background jobs: only what you have not read yet, then its status line ([status: running] or how it ended). With wait: true, first wait for the job to finish.',
+      description: jobToolDocs.jobOutput,
       schema: outputSchema,
     },
     {
       name: 'job_list',
-      description: 'List your background jobs, one line each: id, kind, status and label.',
+      description: jobToolDocs.jobList,
       schema: listSchema,
     },
     {
       name: 'job_kill',
-      description: 'Stop one of your background jobs (TERM to its processes, KILL after a grace period).',
+      description: jobToolDocs.jobKill,
       schema: killSchema,
     },
   ];

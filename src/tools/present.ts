@@ -1,5 +1,5 @@
 // Pure, replay-safe presentation of bash calls and results for a UI: terminal cards and console blocks.
-import { parseExitStatus } from './exit-status.js';
+import { parseExitStatus } from '../contract/index.js';
 import type { ToolResult } from './tool.js';
 
 export type CallCard =

@@ -1,4 +1,4 @@
-// The job tools' exact texts and errors.
+// The job tools' words: results, errors, completion notices and the `tool:jobs` prompt section.
 
 export const jobErrors = {
   invalidId: (value: unknown) => `invalid job_id: expected a non-empty string, got ${JSON.stringify(value ?? '')}`,
@@ -6,6 +6,7 @@ export const jobErrors = {
   foreign: (id: string) => `job ${id} belongs to another session`,
   limit: (n: number) =>
     `background job limit reached for this owner (limit: ${n}); use job_kill to stop an unneeded job, wait for it to finish, then retry`,
+  positive: (field: string, value: unknown) => `invalid ${field}: expected a positive number, got ${JSON.stringify(value ?? null)}`,
 };
 
 export const jobTexts = {
@@ -20,3 +21,7 @@ export const jobTexts = {
   promoted: (ms: number, id: string) =>
     `[still running after ${ms}ms; moved to background job ${id}]\nThe command keeps running in the background. You will be notified when it finishes; read newer output with job_output, stop it with job_kill.`,
 };
+
+/** The `tool:jobs` prompt section. */
+export const JOBS_PROMPT =
+  'Background jobs: keep track of the job ids you start. Do not poll job_output in a loop; you are notified when a job finishes, and job_output with wait: true blocks until then. Before you give your final answer, collect the output you need from your jobs and stop the ones you no longer need with job_kill.';

@@ -1,4 +1,19 @@
-// The bash tool's exact error messages (rendered `Error: <message>`).
+// The bash tool's words: its errors, the texts of background starts and hand-offs, and its prompt section.
+
+/** The `tool:bash` prompt section. */
+export const BASH_PROMPT = 'Check the [exit code: N] marker on every bash result; investigate failures before moving on.';
+
+/** A person stopping a foreground command without giving a reason. */
+export const DEFAULT_STOP_REASON = 'cancelled by the user';
+
+export const bashArgErrors = {
+  command: 'invalid command: expected a non-empty string',
+  description: 'invalid description: expected a non-empty string',
+  timeoutMs: (value: unknown) =>
+    `invalid timeoutMs: expected a positive number, got ${JSON.stringify(value === undefined ? null : value)}`,
+  sandboxPermissions: (value: unknown) =>
+    `invalid sandbox_permissions: expected "workspace-write" or "danger-full-access", got ${JSON.stringify(value)}`,
+};
 
 export const bashToolErrors = {
   justificationAlone: 'invalid escalation: justification is only valid together with sandbox_permissions',
@@ -18,3 +33,6 @@ export const bashToolErrors = {
   cancelled: (mode: string) => `approval for escalating to "${mode}" was cancelled`,
   aborted: 'tool call aborted',
 };
+
+/** The reason an escalation's approval request carries. */
+export const escalationReason = (mode: string, justification: string) => `escalate sandbox to ${mode}: ${justification}`;

@@ -1,12 +1,11 @@
 // Renders a foreground bash result into the exact model-facing text of the contract.
-import { markers } from '../strings.js';
-import type { StreamResult } from '../executor/types.js';
+import { appendLine, markers } from './markers.js';
 
-export interface SandboxFacts {
-  mode: string;
-  denied: boolean;
-  enforcement?: 'full' | 'partial';
-  runnerFailed?: boolean;
+/** One stream as the renderer needs it: its tail text, and where the whole stream is when the tail was cut. */
+export interface RenderedStream {
+  text: string;
+  truncated: boolean;
+  spillPath?: string;
 }
 
 export interface ForegroundFacts {
@@ -15,17 +14,12 @@ export interface ForegroundFacts {
   timedOut: boolean;
   timeoutMs: number;
   stopped?: string;
-  stdout: StreamResult;
-  stderr: StreamResult;
-  sandbox?: SandboxFacts;
+  stdout: RenderedStream;
+  stderr: RenderedStream;
+  sandbox?: { mode: string; denied: boolean };
 }
 
-/** Appends `line` on a line of its own: a newline first unless `body` is empty or already ends in one. */
-export function appendLine(body: string, line: string): string {
-  return body === '' || body.endsWith('\n') ? body + line : `${body}\n${line}`;
-}
-
-function streamText(stream: StreamResult): string {
+function streamText(stream: RenderedStream): string {
   return stream.truncated ? appendLine(stream.text, markers.truncated(stream.spillPath)) : stream.text;
 }
 
