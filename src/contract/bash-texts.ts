@@ -13,6 +13,8 @@ export const bashArgErrors = {
     `invalid timeoutMs: expected a positive number, got ${JSON.stringify(value === undefined ? null : value)}`,
   sandboxPermissions: (value: unknown) =>
     `invalid sandbox_permissions: expected "workspace-write" or "danger-full-access", got ${JSON.stringify(value)}`,
+  nulInCommand: 'invalid command: contains a NUL byte, which no shell command can hold',
+  nulInWorkdir: 'invalid workdir: contains a NUL byte, which no path can hold',
 };
 
 export const bashToolErrors = {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { bashArgErrors, bashParamDocs } from '../contract/index.js';
 import { isSandboxMode } from '../sandbox/modes.js';
+import { plainArgs } from './plain-args.js';
 
 export const ESCALATION_MODES = ['workspace-write', 'danger-full-access'] as const;
 
@@ -77,12 +78,15 @@ export interface BashArgs {
 
 /** Validates with the schema; the first issue's message is the contract error. */
 export function parseBashArgs(schema: ReturnType<typeof bashArgsSchema>, input: unknown): BashArgs {
-  const raw = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const raw = plainArgs(input);
   // The schema advertises only the escalation targets, but any mode name is well-formed here: a narrower one is
   // refused later with the contract's "not strictly wider" error, against the call's current mode.
   const { sandbox_permissions: mode, ...rest } = raw;
   const parsed = schema.safeParse(isSandboxMode(mode) ? rest : raw);
   if (!parsed.success) throw new Error(parsed.error.issues[0]!.message);
+  // No argv or path can hold a NUL byte: refuse it here rather than fail later inside the spawn.
+  if (parsed.data.command.includes('\0')) throw new Error(bashArgErrors.nulInCommand);
+  if (parsed.data.workdir?.includes('\0')) throw new Error(bashArgErrors.nulInWorkdir);
   // Fields outside this configuration's schema still reach policy, which rejects them with their own errors.
   return {
     ...(parsed.data as BashArgs),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { JobRegistry } from '../jobs/registry.js';
 import { jobErrors, jobTexts, jobToolDocs, statusLine } from '../contract/index.js';
 import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
+import { plainArgs } from './plain-args.js';
 
 const MAX_WAIT_MS = 600_000;
 const DEFAULT_WAIT_MS = 30_000;
@@ -61,7 +62,7 @@ export async function callJobTool(
   context: CallContext,
 ): Promise<ToolResult> {
   try {
-    const raw = input && typeof input === 'object' ? input : {};
+    const raw = plainArgs(input);
     if (name === 'job_list') return list(jobs, context);
     if (name === 'job_output') return await output(jobs, parse(outputSchema, raw), context);
     const args = parse(killSchema, raw);

@@ -85,6 +85,41 @@ describe('argument validation (nothing runs)', () => {
   });
 });
 
+describe('arguments never reach prototypes', () => {
+  it('a JSON __proto__ key cannot switch on run_in_background', async () => {
+    const { command, ran } = sideEffect();
+    const input = JSON.parse(`{"command": ${JSON.stringify(command)}, "description": "Run with a prototype key", "__proto__": {"run_in_background": true, "timeoutMs": -1}}`);
+    const result = await noJobs.session({ id: 'proto', cwd: work }).callTool('bash', input);
+    // Applied, the key would ask a registry-less runtime for a background job and fail with its error.
+    expect(result.isError).not.toBe(true);
+    expect(text(result)).toBe('(no output)');
+    expect(result.structuredContent).toMatchObject({ kind: 'foreground', exitCode: 0 });
+    expect(ran()).toBe(true);
+    expect(({} as Record<string, unknown>).run_in_background).toBeUndefined();
+  });
+
+  it('constructor and prototype keys are ignored, never forwarded', async () => {
+    const input = JSON.parse('{"command": "echo ok", "description": "Run with odd keys", "constructor": {"prototype": {"x": 1}}, "prototype": {"timeoutMs": 1}}');
+    const result = await session.callTool('bash', input);
+    expect(text(result)).toBe('ok\n');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('a job tool ignores a __proto__ key', async () => {
+    const result = await session.callTool('job_output', JSON.parse('{"__proto__": {"job_id": "bash-1"}}'));
+    expect(text(result)).toBe('Error: invalid job_id: expected a non-empty string, got ""');
+  });
+
+  it('a NUL byte in the command or workdir is a clear error, and nothing runs', async () => {
+    const { command, ran } = sideEffect();
+    await expectError(session, { command: `${command}\0; echo more`, description: 'Run with a NUL byte' },
+      'invalid command: contains a NUL byte, which no shell command can hold');
+    await expectError(session, { command, description: 'Run in a NUL workdir', workdir: 'sub\0dir' },
+      'invalid workdir: contains a NUL byte, which no path can hold');
+    expect(ran()).toBe(false);
+  });
+});
+
 describe('escalation arguments without a sandboxing executor', () => {
   it('a non-blank justification without sandbox_permissions is refused', async () => {
     const probe = sideEffect();
