@@ -22,7 +22,8 @@ export const bashToolErrors = {
   needsJustification: 'invalid escalation: sandbox_permissions requires a justification',
   blankJustification: 'invalid justification: expected a non-empty sentence',
   backgroundDisabled: 'run_in_background is disabled for this deployment (enableRunInBackground: false)',
-  backgroundUnavailable: 'background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs',
+  backgroundUnavailable:
+    'background jobs unavailable: this runtime has no job registry (enable jobs, or load the jobsLocal and toolJobs plugins)',
   noSandbox: 'sandbox_permissions is not available in this composition (no sandboxing executor to escalate)',
   notWider: (requested: string, effective: string) =>
     `sandbox escalation to "${requested}" is not strictly wider than this call's current "${effective}" mode`,
@@ -35,6 +36,20 @@ export const bashToolErrors = {
   cancelled: (mode: string) => `approval for escalating to "${mode}" was cancelled`,
   aborted: 'tool call aborted',
 };
+
+/** Longest label a bash job shows before it is cut. */
+const LABEL_CHARS = 200;
+
+/**
+ * A bash job's label is its command: a command longer than one line or 200 characters shows its first line, cut
+ * with `…` (counted in characters, so a cut never splits one).
+ */
+export function bashJobLabel(command: string): string {
+  const lines = command.trim().split('\n');
+  const first = [...lines[0]!.trimEnd()];
+  if (lines.length === 1 && first.length <= LABEL_CHARS) return first.join('');
+  return `${first.slice(0, LABEL_CHARS).join('')}…`;
+}
 
 /** The reason an escalation's approval request carries. */
 export const escalationReason = (mode: string, justification: string) => `escalate sandbox to ${mode}: ${justification}`;

@@ -12,6 +12,7 @@ export const jobErrors = {
 export const jobTexts = {
   started: (id: string) => `started background job ${id}`,
   noNewOutput: '(no new output)',
+  moreOutput: '[more output available — call job_output again]',
   noJobs: '(no background jobs)',
   listLine: (id: string, kind: string, status: string, label: string) => `${id} [${kind}] ${status} — ${label}`,
   killRequested: (id: string) => `requested cancellation of job ${id}`,
@@ -24,4 +25,4 @@ export const jobTexts = {
 
 /** The `tool:jobs` prompt section. */
 export const JOBS_PROMPT =
-  'Background jobs: keep track of the job ids you start. Do not poll job_output in a loop; you are notified when a job finishes, and job_output with wait: true blocks until then. Before you give your final answer, collect the output you need from your jobs and stop the ones you no longer need with job_kill.';
+  'Background jobs: keep track of the job ids you start. Do not poll job_output in a loop; you are notified when a job finishes, and job_output with wait: true blocks until then. One job_output call returns at most a window of output: when a result says `[more output available — call job_output again]`, call it again for the rest. Before you give your final answer, collect the output you need from your jobs and stop the ones you no longer need with job_kill.';

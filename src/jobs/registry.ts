@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { CaptureBackend } from '../capture/types.js';
 import { nextJobId } from './ids.js';
-import { jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
+import { appendLine, jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
 
 export interface JobRegistryOptions {
@@ -19,6 +19,7 @@ export interface JobRegistryOptions {
 export interface StartJob {
   kind: string;
   label: string;
+  description?: string;
   ownerId: string;
   source: JobSource;
   /** A foreground call waits on it: it leaves without a trace if it settles before the call's timeout. */
@@ -89,6 +90,7 @@ export class JobRegistry {
       id: nextJobId(request.kind),
       kind: request.kind,
       label: request.label,
+      ...(request.description !== undefined ? { description: request.description } : {}),
       ownerId: request.ownerId,
       state: 'running',
       startedAt: Date.now(),
@@ -170,21 +172,25 @@ export class JobRegistry {
     }
   }
 
-  /** One consuming read, rendered: delta text and notices, without the status line. */
-  readDelta(id: string): string {
+  /** One consuming read, rendered: delta text and notices, without the status line; `unreadBytes` are the bytes
+   * this read left in the ring because it reached the per-read maximum. */
+  readDelta(id: string): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
     const read = this.#capture.ringRead(job.source.captureId, this.#readBytes);
-    const notices = settled(job.state) && read.to === read.total ? (job.source.settledNotices?.() ?? []) : [];
+    const unreadBytes = read.total - read.to;
+    const notices = settled(job.state) && unreadBytes === 0 ? (job.source.settledNotices?.() ?? []) : [];
     const text = renderRead(read, read.lossy ? job.source.spillPaths() : undefined, notices);
     this.#trim(job.ownerId);
-    return text;
+    return { text, unreadBytes };
   }
 
-  /** job_output's text: one consuming read, then the status line. */
-  outputText(id: string): string {
+  /** job_output's text: one consuming read, the continuation line when bytes are left, then the status line. */
+  output(id: string): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
-    const delta = this.readDelta(id) || jobTexts.noNewOutput;
-    return `${delta.endsWith('\n') ? delta : `${delta}\n`}${statusLine(job)}`;
+    const { text, unreadBytes } = this.readDelta(id);
+    let body = appendLine(text || jobTexts.noNewOutput, '');
+    if (unreadBytes > 0) body += `${jobTexts.moreOutput}\n`;
+    return { text: body + statusLine(job), unreadBytes };
   }
 
   /** An observer read by offset: never moves the model's cursor. */
@@ -292,6 +298,18 @@ function settled(state: JobState): boolean {
 }
 
 function info(job: Job): JobInfo {
-  const { id, kind, label, ownerId, state, detail, killReason, startedAt, settledAt, foreground } = job;
-  return { id, kind, label, ownerId, state, detail, killReason, startedAt, settledAt, foreground };
+  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground } = job;
+  return {
+    id,
+    kind,
+    label,
+    ...(description !== undefined ? { description } : {}),
+    ownerId,
+    state,
+    detail,
+    killReason,
+    startedAt,
+    settledAt,
+    foreground,
+  };
 }

@@ -28,7 +28,10 @@ export interface JobSource {
 export interface JobInfo {
   id: string;
   kind: string;
+  /** What job_list and notices name it by (a bash job: its command, cut to one short line). */
   label: string;
+  /** What a UI card shows, when the starter gave one (a bash job: the call's description). */
+  description?: string;
   ownerId: string;
   state: JobState;
   detail?: string;

@@ -12,6 +12,7 @@ import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
 import {
   bashDescription,
+  bashJobLabel,
   bashToolErrors,
   escalationReason,
   jobTexts,
@@ -146,7 +147,8 @@ export class BashTool {
     const handle = this.#deps.executor.start(spec, { ring: true });
     const job = jobs.start({
       kind: 'bash',
-      label: args.description.trim(),
+      label: bashJobLabel(args.command),
+      description: args.description.trim(),
       ownerId: context.sessionId,
       source: bashJobSource(handle, this.#deps.capture, this.#hint(spec.sandbox?.mode)),
     });
@@ -159,7 +161,8 @@ export class BashTool {
     const handle = this.#deps.executor.start(spec, { ring: true });
     const job = jobs.start({
       kind: 'bash',
-      label: args.description.trim(),
+      label: bashJobLabel(args.command),
+      description: args.description.trim(),
       ownerId: context.sessionId,
       source: bashJobSource(handle, this.#deps.capture, this.#hint(spec.sandbox?.mode)),
       foreground: true,
@@ -173,7 +176,7 @@ export class BashTool {
     }
     if (ended === 'timeout') {
       jobs.promote(job.id);
-      const seen = jobs.readDelta(job.id);
+      const seen = jobs.readDelta(job.id).text;
       const output = seen === '' || seen.endsWith('\n') ? seen : `${seen}\n`;
       return textResult(`${output}${jobTexts.promoted(spec.timeoutMs, job.id)}`, {
         kind: 'promoted',

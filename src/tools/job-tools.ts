@@ -86,8 +86,8 @@ async function output(
 ): Promise<ToolResult> {
   const job = jobs.lookup(args.job_id, context.sessionId);
   if (args.wait) await jobs.wait(job.id, Math.min(args.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS), context.signal);
-  const text = jobs.outputText(job.id);
-  return textResult(text, { jobId: job.id, job: jobs.get(job.id) });
+  const { text, unreadBytes } = jobs.output(job.id);
+  return textResult(text, { jobId: job.id, job: jobs.get(job.id), unreadBytes });
 }
 
 function list(jobs: JobRegistry, context: CallContext): ToolResult {

@@ -24,7 +24,7 @@ const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-cordis-')));
 const session = { sessionId: 'cordis-session', cwd: work };
 const marker = `shellring-cordis-${process.pid}-${Date.now()}`;
 const BASH_GUIDANCE = 'Check the [exit code: N] marker on every bash result; investigate failures before moving on.';
-const UNAVAILABLE = 'Error: background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs';
+const UNAVAILABLE = 'Error: background jobs unavailable: this runtime has no job registry (enable jobs, or load the jobsLocal and toolJobs plugins)';
 
 function text(result: { content: { text: string }[] }): string {
   return result.content.map((part) => part.text).join('');
@@ -177,7 +177,7 @@ describe('an app composed from the plugins', () => {
     expect(await notice).toEqual({
       sessionId: session.sessionId,
       jobId: quietId,
-      text: `background job ${quietId} (bash: Finish without anyone waiting) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+      text: `background job ${quietId} (bash: echo noted) finished [status: completed, exit code: 0]. Read its output with job_output.`,
     });
   });
 

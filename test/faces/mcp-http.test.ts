@@ -98,7 +98,7 @@ describe('shellring serve (streamable HTTP)', () => {
       expect(textOf(foreign)).toBe(`Error: job ${id} belongs to another session`);
     }
     expect(textOf(await call(b.client, 'job_list', {}))).toBe('(no background jobs)');
-    expect(textOf(await call(a.client, 'job_list', {}))).toMatch(new RegExp(`^${id} \\[bash\\] (running|completed) — a job of client a$`));
+    expect(textOf(await call(a.client, 'job_list', {}))).toMatch(new RegExp(`^${id} \\[bash\\] (running|completed) — echo from-a; sleep 0\\.3$`));
     const notice = await eventually(
       () => a.notices.find((entry) => String(entry.data).startsWith(`background job ${id} `)),
       15_000,
@@ -106,7 +106,7 @@ describe('shellring serve (streamable HTTP)', () => {
     );
     expect(notice).toMatchObject({
       level: 'info',
-      data: `background job ${id} (bash: a job of client a) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+      data: `background job ${id} (bash: echo from-a; sleep 0.3) finished [status: completed, exit code: 0]. Read its output with job_output.`,
     });
     expect(textOf(await call(a.client, 'job_output', { job_id: id }))).toBe('from-a\n[status: completed, exit code: 0]');
     expect(b.notices.filter((entry) => String(entry.data).includes(id))).toEqual([]);

@@ -101,7 +101,7 @@ describe('shellring mcp (stdio)', () => {
     expect(notice.level).toBe('info');
     expect(notice.logger).toBe('shellring.jobs');
     expect(notice.data).toBe(
-      `background job ${id} (bash: print two lines slowly) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+      `background job ${id} (bash: echo first; sleep 0.3; echo second) finished [status: completed, exit code: 0]. Read its output with job_output.`,
     );
     const output = await call(tc.client, 'job_output', { job_id: id });
     expect(textOf(output)).toBe('first\nsecond\n[status: completed, exit code: 0]');

@@ -82,6 +82,26 @@ describe('job_output', () => {
     await kill(s, { job_id: id });
   });
 
+  it('says more output is waiting when a read reached its maximum, and counts the unread bytes', async () => {
+    const s = fresh();
+    // 168894 bytes: three reads of at most 64000.
+    const all = Array.from({ length: 30_000 }, (_, i) => `${i + 1}\n`).join('');
+    const id = await background(s, 'seq 1 30000');
+    await settledJob(runtime, id);
+    const first = await s.callTool('job_output', { job_id: id });
+    expect(text(first)).toBe(`${all.slice(0, 64_000)}\n[more output available — call job_output again]\n[status: completed, exit code: 0]`);
+    expect(first.structuredContent).toMatchObject({ jobId: id, unreadBytes: all.length - 64_000 });
+    const second = await s.callTool('job_output', { job_id: id, wait: true });
+    expect(text(second)).toBe(
+      `${all.slice(64_000, 128_000)}\n[more output available — call job_output again]\n[status: completed, exit code: 0]`,
+    );
+    expect(second.structuredContent).toMatchObject({ unreadBytes: all.length - 128_000 });
+    const last = await s.callTool('job_output', { job_id: id });
+    expect(text(last)).toBe(`${all.slice(128_000)}[status: completed, exit code: 0]`);
+    expect(last.structuredContent).toMatchObject({ unreadBytes: 0 });
+    expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: completed, exit code: 0]');
+  });
+
   it('puts the status line on its own line after output without a final newline', async () => {
     const s = fresh();
     const id = await background(s, 'printf partial');
@@ -113,12 +133,34 @@ describe('job_list', () => {
     const quick = await background(s, 'true', '  Do nothing quickly  ');
     await settledJob(runtime, quick);
     await stubborn.ready();
-    expect(await list(s)).toBe(`${long} [bash] running — Wait for a long time\n${quick} [bash] completed — Do nothing quickly`);
+    const longLabel = `${stubborn.prefix}sleep 30`;
+    expect(await list(s)).toBe(`${long} [bash] running — ${longLabel}\n${quick} [bash] completed — true`);
     // TERM is ignored, so the job stays `stopping` until the grace ends and KILL lands.
     await kill(s, { job_id: long });
-    expect(await list(s)).toBe(`${long} [bash] stopping — Wait for a long time\n${quick} [bash] completed — Do nothing quickly`);
+    expect(await list(s)).toBe(`${long} [bash] stopping — ${longLabel}\n${quick} [bash] completed — true`);
     await settledJob(runtime, long);
-    expect(await list(s)).toBe(`${long} [bash] killed — Wait for a long time\n${quick} [bash] completed — Do nothing quickly`);
+    expect(await list(s)).toBe(`${long} [bash] killed — ${longLabel}\n${quick} [bash] completed — true`);
+    // The description labels the UI card, not the job.
+    expect(runtime.jobs!.list(s.id).map((job) => job.description)).toEqual(['Wait for a long time', 'Do nothing quickly']);
+  });
+
+  it('labels a bash job by its command: the first line, cut with … past one line or 200 characters', async () => {
+    const s = fresh();
+    const twoLines = await background(s, '  echo one\necho two  ');
+    const long = `echo ${'x'.repeat(300)}`;
+    const wide = await background(s, long);
+    const exact = `echo ${'y'.repeat(195)}`;
+    const fits = await background(s, exact);
+    const emoji = `echo ${'é'.repeat(194)}😀😀`;
+    const astral = await background(s, emoji);
+    for (const id of [twoLines, wide, fits, astral]) await settledJob(runtime, id);
+    expect((await list(s)).split('\n')).toEqual([
+      `${twoLines} [bash] completed — echo one…`,
+      `${wide} [bash] completed — ${long.slice(0, 200)}…`,
+      `${fits} [bash] completed — ${exact}`,
+      // Characters, not UTF-16 units: the cut never splits the emoji.
+      `${astral} [bash] completed — echo ${'é'.repeat(194)}😀…`,
+    ]);
   });
 });
 

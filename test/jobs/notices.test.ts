@@ -41,7 +41,7 @@ describe('completion notices', () => {
       {
         sessionId: s.id,
         jobId: id,
-        text: `background job ${id} (bash: Run the failing step) finished [status: completed, exit code: 3]. Read its output with job_output.`,
+        text: `background job ${id} (bash: echo done; exit 3) finished [status: completed, exit code: 3]. Read its output with job_output.`,
       },
     ]);
     // The output is still there to read.
@@ -70,7 +70,7 @@ describe('completion notices', () => {
     expect(text(await s.callTool('job_output', { job_id: id, wait: true, timeout_ms: 50 }))).toBe('(no new output)\n[status: running]');
     await settledQuietly(id);
     expect(about(id).map((notice) => notice.text)).toEqual([
-      `background job ${id} (bash: Sleep half a second) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+      `background job ${id} (bash: sleep 0.5) finished [status: completed, exit code: 0]. Read its output with job_output.`,
     ]);
   });
 
@@ -83,7 +83,7 @@ describe('completion notices', () => {
       {
         sessionId: s.id,
         jobId: id,
-        text: `background job ${id} (bash: Serve the docs) finished [status: killed, signal: SIGTERM; stopped from the task list]. Read its output with job_output.`,
+        text: `background job ${id} (bash: sleep 30) finished [status: killed, signal: SIGTERM; stopped from the task list]. Read its output with job_output.`,
       },
     ]);
   });
@@ -94,7 +94,7 @@ describe('completion notices', () => {
     runtime.jobs!.kill(id);
     await settledQuietly(id);
     expect(about(id).map((notice) => notice.text)).toEqual([
-      `background job ${id} (bash: Serve the docs) finished [status: killed, signal: SIGTERM; cancelled by the user]. Read its output with job_output.`,
+      `background job ${id} (bash: sleep 30) finished [status: killed, signal: SIGTERM; cancelled by the user]. Read its output with job_output.`,
     ]);
   });
 

@@ -39,8 +39,8 @@ describe('ownership', () => {
     expect(text(await b.callTool('job_list', {}))).toBe('(no background jobs)');
     expect(runtime.jobs!.list('owner-b')).toEqual([]);
     // The refused kill changed nothing.
-    expect(runtime.jobs!.list('owner-a')).toMatchObject([{ id, state: 'running', ownerId: 'owner-a', label: 'Sleep in session a' }]);
-    expect(text(await a.callTool('job_list', {}))).toBe(`${id} [bash] running — Sleep in session a`);
+    expect(runtime.jobs!.list('owner-a')).toMatchObject([{ id, state: 'running', ownerId: 'owner-a', label: 'sleep 30', description: 'Sleep in session a' }]);
+    expect(text(await a.callTool('job_list', {}))).toBe(`${id} [bash] running — sleep 30`);
     expect(text(await a.callTool('job_kill', { job_id: id }))).toBe(`requested cancellation of job ${id}`);
   });
 
@@ -122,7 +122,7 @@ describe('settled jobs per session are bounded', () => {
     off();
     expect(small.jobs!.list(a.id).map((job) => job.id)).toEqual(ids.slice(2));
     expect(text(await a.callTool('job_list', {}))).toBe(
-      `${ids[2]} [bash] completed — Run number 3\n${ids[3]} [bash] completed — Run number 4`,
+      `${ids[2]} [bash] completed — echo run-3\n${ids[3]} [bash] completed — echo run-4`,
     );
     expect(text(await a.callTool('job_output', { job_id: ids[0] }))).toBe(`Error: unknown job ${ids[0]}`);
     expect(removed).toEqual([

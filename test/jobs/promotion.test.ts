@@ -99,7 +99,7 @@ describe('promotion', () => {
       {
         sessionId: s.id,
         jobId: id,
-        text: `background job ${id} (bash: Wait and print) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+        text: `background job ${id} (bash: sleep 0.4; echo finally) finished [status: completed, exit code: 0]. Read its output with job_output.`,
       },
     ]);
     expect(text(await s.callTool('job_output', { job_id: id }))).toBe('finally\n[status: completed, exit code: 0]');
@@ -120,7 +120,7 @@ describe('promotion', () => {
     expect(text(await s.callTool('job_list', {}))).toBe('(no background jobs)');
     expect(events.map((event) => event.type)).toEqual(['registered', 'settled', 'removed']);
     const registered = events[0] as Extract<JobEvent, { type: 'registered' }>;
-    expect(registered.job).toMatchObject({ kind: 'bash', state: 'running', foreground: true, label: 'run a test command' });
+    expect(registered.job).toMatchObject({ kind: 'bash', state: 'running', foreground: true, label: 'echo in time', description: 'run a test command' });
   });
 });
 

@@ -32,7 +32,7 @@ describe('list', () => {
     const b = fresh();
     const ida = await background(a, 'sleep 30', 'Sleep in a');
     const idb = await background(b, 'sleep 30', 'Sleep in b');
-    expect(runtime.jobs!.list(a.id)).toMatchObject([{ id: ida, ownerId: a.id, kind: 'bash', label: 'Sleep in a', state: 'running', foreground: false }]);
+    expect(runtime.jobs!.list(a.id)).toMatchObject([{ id: ida, ownerId: a.id, kind: 'bash', label: 'sleep 30', description: 'Sleep in a', state: 'running', foreground: false }]);
     expect(runtime.jobs!.list(b.id).map((job) => job.id)).toEqual([idb]);
     const all = runtime.jobs!.list().map((job) => job.id);
     expect(all).toContain(ida);
@@ -125,7 +125,7 @@ describe('events', () => {
       Extract<JobEvent, { type: 'settled' }>,
       Extract<JobEvent, { type: 'removed' }>,
     ];
-    expect(registered.job).toMatchObject({ id, kind: 'bash', label: 'Say hello and wait', ownerId: s.id, state: 'running' });
+    expect(registered.job).toMatchObject({ id, kind: 'bash', description: 'Say hello and wait', ownerId: s.id, state: 'running' });
     expect(output).toEqual({ type: 'output', jobId: id, total: 'hello\n'.length });
     expect(stopping.job).toMatchObject({ id, state: 'stopping', killReason: 'enough' });
     expect(settled.job).toMatchObject({ id, state: 'killed', detail: 'signal: SIGTERM', killReason: 'enough' });

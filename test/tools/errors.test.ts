@@ -191,7 +191,7 @@ describe('background policy', () => {
     await expectError(
       s,
       { command: probe.command, description: 'Touch a file', run_in_background: true },
-      'background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs',
+      'background jobs unavailable: this runtime has no job registry (enable jobs, or load the jobsLocal and toolJobs plugins)',
     );
     expect(probe.ran()).toBe(false);
     expect(noJobs.jobs).toBeUndefined();

@@ -113,6 +113,8 @@ describe('promptSections', () => {
     expect(jobs).toMatch(/job ids/);
     expect(jobs).toMatch(/poll/);
     expect(jobs).toMatch(/job_kill/);
+    // It names the continuation line a partial read ends with.
+    expect(jobs).toContain('when a result says `[more output available — call job_output again]`, call it again');
     expect((await open({ jobs: false })).promptSections().map((s) => s.name)).toEqual(['tool:bash']);
   });
 });
