@@ -4,7 +4,7 @@ export { BASH_PROMPT } from './contract/index.js';
 export type { ListedTool, PromptSection, Notice } from './runtime/runtime.js';
 export type { RuntimeOptions } from './runtime/options.js';
 export { Session } from './runtime/session.js';
-export type { SessionOptions, CallOptions } from './runtime/session.js';
+export type { SessionOptions, CallOptions, CallEvent } from './runtime/session.js';
 export type { JobsView } from './runtime/jobs-view.js';
 export type { JobInfo, JobEvent, JobState } from './jobs/types.js';
 export { LocalExecutor } from './executor/local.js';

@@ -49,12 +49,17 @@ export const SERVE_HELP = `Usage: shellring serve [options]
 Serves the tools over MCP streamable HTTP at http://<host>:<port>/mcp, printing the URL on stderr. Each MCP
 session is its own runtime session: its jobs are its own and end when it closes. Stop with SIGINT or SIGTERM.
 
+Every request needs "Authorization: Bearer <token>". The token comes from --token-file, else the
+SHELLRING_TOKEN environment variable; with neither, a random token is generated and printed on stderr
+(allowed on a loopback address only). A request whose Origin is not the server's own is refused (403).
+
 Options:
-  --port <port>     TCP port (default 0: an ephemeral port)
-  --host <address>  Address to listen on (default 127.0.0.1; the server has no authentication)
-  --cwd <dir>       Every session's working directory (default: the current directory)
-  --sandbox <mode>  Confine every command: read-only, workspace-write or danger-full-access
-  -h, --help        Show this help
+  --port <port>         TCP port (default 0: an ephemeral port)
+  --host <address>      Address to listen on (default 127.0.0.1; any other needs an explicit token)
+  --token-file <file>   File holding the bearer token (one trailing newline is ignored)
+  --cwd <dir>           Every session's working directory (default: the current directory)
+  --sandbox <mode>      Confine every command: read-only, workspace-write or danger-full-access
+  -h, --help            Show this help
 `;
 
 export const DEMO_HELP = `Usage: shellring demo

@@ -13,7 +13,7 @@ import type { ToolDefinition } from '../tools/tool.js';
 import { JobsView } from './jobs-view.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
-import { Session, type SessionOptions } from './session.js';
+import { Session, type CallEvent, type SessionOptions } from './session.js';
 
 export interface ListedTool {
   name: string;
@@ -93,6 +93,7 @@ export class Runtime {
       executor: this.executor,
       sandbox: this.sandbox,
       forget: () => this.#sessions.delete(options.id),
+      onCall: (event) => this.#events.emit('call', event),
     });
     this.#sessions.set(options.id, session);
     return session;
@@ -108,7 +109,10 @@ export class Runtime {
     return sections;
   }
 
-  on(event: 'notice', listener: (notice: Notice) => void): () => void {
+  on(event: 'notice', listener: (notice: Notice) => void): () => void;
+  /** Every session's tool calls, started and ended (see Session.onCall). */
+  on(event: 'call', listener: (event: CallEvent) => void): () => void;
+  on(event: 'notice' | 'call', listener: (value: any) => void): () => void {
     this.#events.on(event, listener);
     return () => this.#events.off(event, listener);
   }

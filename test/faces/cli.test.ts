@@ -2,10 +2,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_HELP, RUN_HELP, SERVE_HELP, TOP_HELP } from '../../src/cli/help.js';
 import { processesWith } from '../helpers/processes.js';
-import { cli, eventually, newClient, repo, seqText, spillPathOf, workdir } from './helpers.js';
+import { cli, eventually, httpTransport, newClient, repo, seqText, spillPathOf, workdir } from './helpers.js';
 
 const work = workdir('cli');
 const version = (JSON.parse(readFileSync(`${repo}/package.json`, 'utf8')) as { version: string }).version;
@@ -128,13 +127,16 @@ describe('shellring serve', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const url = await eventually(
-      () => /^shellring: MCP server listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\n$/.exec(stderr)?.[1],
+    const [url, token] = await eventually(
+      () =>
+        /^shellring: MCP server listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\nshellring: token \(generated for this run\): ([\w-]{43})\n$/
+          .exec(stderr)
+          ?.slice(1),
       15_000,
-      'the URL',
+      'the URL and token',
     );
     const tc = newClient('cli-serve');
-    await tc.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await tc.client.connect(httpTransport(url!, token!));
     const { tools } = await tc.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
     await tc.client.close();

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url));
 /** The compiled executable, as the package's `bin` runs it (`npm test` builds before vitest runs). */
@@ -65,4 +66,12 @@ export async function eventually<T>(check: () => T | undefined | false, ms = 15_
     if (Date.now() > deadline) throw new Error(`timed out after ${ms}ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The SDK's HTTP client transport, presenting the server's bearer token on every request. */
+export function httpTransport(url: string, token: string, options: { sessionId?: string } = {}): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    sessionId: options.sessionId,
+  });
 }

@@ -2,10 +2,9 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
-import { call, newClient, textOf, workdir, type TestClient } from './helpers.js';
+import { call, httpTransport, newClient, textOf, workdir, type TestClient } from './helpers.js';
 
 const work = workdir('mcp-approval');
 let server: HttpServer;
@@ -19,7 +18,7 @@ async function connect(name: string, answer?: (request: ElicitRequest) => Elicit
       return answer(request);
     });
   }
-  await tc.client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  await tc.client.connect(httpTransport(server.url, server.token));
   return { ...tc, asked };
 }
 

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { BASH_PROMPT, createRuntime, type ListedTool } from '../../src/index.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
 import { processesWith } from '../helpers/processes.js';
-import { call, eventually, jobIdOf, newClient, seqText, spillPathOf, textOf, workdir, type TestClient } from './helpers.js';
+import { call, eventually, httpTransport, jobIdOf, newClient, seqText, spillPathOf, textOf, workdir, type TestClient } from './helpers.js';
 
 const work = workdir('mcp-http');
 let server: HttpServer;
@@ -16,7 +16,7 @@ let b: TestClient;
 
 async function connect(name: string): Promise<TestClient> {
   const tc = newClient(name);
-  await tc.client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  await tc.client.connect(httpTransport(server.url, server.token));
   return tc;
 }
 
@@ -128,16 +128,17 @@ describe('shellring serve (streamable HTTP)', () => {
     const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
     const port = String(server.port);
-    const unknown = await rawRequest('POST', { ...json, host: `127.0.0.1:${port}`, 'mcp-session-id': 'nope' }, ping);
+    const auth = { authorization: `Bearer ${server.token}` };
+    const unknown = await rawRequest('POST', { ...json, ...auth, host: `127.0.0.1:${port}`, 'mcp-session-id': 'nope' }, ping);
     expect(unknown.status).toBe(404);
     const rebound = await rawRequest('POST', { ...json, host: `attacker.example:${port}` }, ping);
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).error.message).toBe(`Invalid Host header: attacker.example:${port}`);
-    const noSession = await rawRequest('GET', { host: `localhost:${port}`, accept: 'text/event-stream' });
+    const noSession = await rawRequest('GET', { ...auth, host: `localhost:${port}`, accept: 'text/event-stream' });
     expect(noSession.status).toBe(400);
     const url = new URL(server.url);
     const elsewhere = await new Promise<number>((resolve, reject) => {
-      request({ host: url.hostname, port: url.port, path: '/other', method: 'GET' }, (res) => {
+      request({ host: url.hostname, port: url.port, path: '/other', method: 'GET', headers: auth }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       })

@@ -6,6 +6,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { Access, bracketed, isLoopback } from '../http/access.js';
+import { replyError, RPC } from '../http/reply.js';
+import { checkTokenValue, generateToken } from '../http/token.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { createMcpServer } from './server.js';
@@ -27,6 +30,20 @@ export interface HttpServeOptions {
    */
   runtime?: Runtime;
   routes?: SessionRoutes;
+  /**
+   * The bearer token every request must present (`Authorization: Bearer <token>`, or the console's
+   * `shellring_token` cookie). Omitted: a random one is generated (see `HttpServer.token`), which is allowed only
+   * on a loopback address.
+   */
+  token?: string;
+  /** Origins allowed besides the server's own, exact `scheme://host[:port]`. */
+  allowedOrigins?: string[];
+  /**
+   * Serves every path other than the MCP endpoint, /healthz, /readyz and /metrics (a web console). It runs after
+   * the Host, Origin and token checks, except for the sign-in request `GET /?token=...`, which it must judge itself
+   * (with `tokenMatches`).
+   */
+  consoleHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 }
 
 export interface HttpServer {
@@ -34,6 +51,10 @@ export interface HttpServer {
   host: string;
   port: number;
   runtime: Runtime;
+  /** The token requests must present. */
+  token: string;
+  /** True when the token was generated here (no `token` option). */
+  tokenGenerated: boolean;
   /** Open MCP sessions, by MCP session id (which is also the runtime session id). */
   sessionIds(): string[];
   close(): Promise<void>;
@@ -44,13 +65,22 @@ interface Entry {
   transport: StreamableHTTPServerTransport;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServer> {
   if (options.runtime && (options.runtimeOptions || options.sandboxMode !== undefined)) {
     throw new TypeError('serveHttp: pass either an existing runtime or options to create one, not both');
   }
   const host = options.host ?? '127.0.0.1';
+  if (options.token === undefined && !isLoopback(host)) {
+    throw Object.assign(
+      new Error(
+        `refusing to serve on ${host} without an explicit token: anyone who can reach that address could run commands; give a token (--token-file FILE or SHELLRING_TOKEN)`,
+      ),
+      { code: 'SHELLRING_NO_TOKEN' },
+    );
+  }
+  const token = options.token === undefined ? generateToken() : checkTokenValue(options.token, 'the token option');
+  const access = new Access({ host, token, allowedOrigins: options.allowedOrigins });
+  const consoleHandler = options.consoleHandler;
   const endpoint = options.path ?? '/mcp';
   const cwd = options.cwd ?? process.cwd();
   const routes = options.routes ?? new SessionRoutes();
@@ -62,8 +92,6 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     ));
   const unlisten = routes.listen(runtime);
   const entries = new Map<string, Entry>();
-  const loopback = LOOPBACK_NAMES.has(bracketed(host)) || host.startsWith('127.');
-  const allowedHosts = new Set([...LOOPBACK_NAMES, bracketed(host)]);
 
   async function open(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = randomUUID();
@@ -95,25 +123,31 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== endpoint) return reply(res, 404, -32000, `Not found: ${url.pathname}`);
-    // A page on another site can resolve its own name to 127.0.0.1 (DNS rebinding); its Host header gives it away.
-    if (loopback && !allowedHosts.has(hostnameOf(req.headers.host))) {
-      return reply(res, 403, -32000, `Invalid Host header: ${req.headers.host ?? '(none)'}`);
+    if (!access.checkSite(req, res)) return;
+    // The console's sign-in carries the token in its query and must reach the console before any token check.
+    if (consoleHandler && req.method === 'GET' && url.pathname === '/' && url.searchParams.has('token')) {
+      return consoleHandler(req, res);
     }
+    if (!access.checkToken(req, res)) return;
+    if (url.pathname === endpoint) return mcp(req, res);
+    if (consoleHandler) return consoleHandler(req, res);
+    return replyError(res, 404, RPC.serverError, `Not found: ${url.pathname}`);
+  }
+
+  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const entry = entries.get(sessionId);
-      if (!entry) return reply(res, 404, -32001, 'Session not found');
+      if (!entry) return replyError(res, 404, RPC.sessionNotFound, 'Session not found');
       return entry.transport.handleRequest(req, res);
     }
-    if (req.method !== 'POST') return reply(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (req.method !== 'POST') return replyError(res, 400, RPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
     return open(req, res);
   }
 
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) reply(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
-      else res.end();
+      replyError(res, 500, RPC.internal, `Internal error: ${(error as Error)?.message ?? String(error)}`);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -131,6 +165,8 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     host,
     port,
     runtime,
+    token,
+    tokenGenerated: options.token === undefined,
     sessionIds: () => [...entries.keys()],
     close() {
       closing ??= (async () => {
@@ -145,22 +181,4 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       return closing;
     },
   };
-}
-
-function bracketed(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
-function hostnameOf(header: string | undefined): string {
-  if (!header) return '';
-  try {
-    return new URL(`http://${header}`).hostname;
-  } catch {
-    return '';
-  }
-}
-
-function reply(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
