@@ -138,6 +138,7 @@ impl Ruleset {
             libc::syscall(libc::SYS_landlock_add_rule, self.fd, RULE_PATH_BENEATH, &attr as *const PathBeneathAttr, 0u32)
         };
         let err = std::io::Error::last_os_error();
+        // SAFETY: fd came from the open above and is closed once.
         unsafe { libc::close(fd) };
         if r != 0 {
             return Err(format!("landlock_add_rule {path}: {err}"));
@@ -153,6 +154,7 @@ impl Ruleset {
         if r == 0 {
             0
         } else {
+            // SAFETY: reads this thread's errno, right after the failed call.
             unsafe { *libc::__errno_location() }
         }
     }

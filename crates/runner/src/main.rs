@@ -7,30 +7,19 @@
 //! not run. Nothing the command prints travels on fd 3, and the runner's own exit code carries nothing, so no output
 //! or exit status the command chooses can pass for a runner failure, nor the other way round.
 //! The runner lives until every descendant has ended. When fd 3 reaches end-of-file (the supervisor closed it or
-//! its process died) or the runner gets SIGTERM/SIGINT/SIGHUP, it SIGKILLs every descendant, including those that
-//! left the process group with `setsid` or a double fork: as the child subreaper it inherits them all.
+//! its process died), the runner's parent dies, or the runner gets SIGTERM/SIGINT/SIGHUP, it SIGKILLs every
+//! descendant, including those that left the process group with `setsid` or a double fork: as the child subreaper
+//! it inherits them all.
 //! `--probe` prints what this kernel enforces, as one JSON line on stdout.
 
-mod caps;
-mod landlock;
-mod plan;
-mod proc_tree;
-mod spawn;
-mod status;
-mod supervise;
-
+use shellring_runner::{plan, probe, status, supervise};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let plan = match plan::parse(&args) {
         Ok(plan::Invocation::Probe) => {
-            let abi = landlock::abi();
-            println!(
-                "{{\"landlockAbi\":{abi},\"enforcement\":{{\"network\":\"{}\",\"noNetwork\":\"{}\"}}}}",
-                if abi > 0 { landlock::enforcement(abi, false) } else { "none" },
-                if abi > 0 { landlock::enforcement(abi, true) } else { "none" },
-            );
+            println!("{}", probe::json());
             return ExitCode::SUCCESS;
         }
         Ok(plan::Invocation::Run(plan)) => plan,
@@ -39,12 +28,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let status = match status::Status::from_fd(3) {
-        Some(status) => status,
-        None => {
-            eprintln!("shellring-runner: fd 3 is not open; it must be the status socket");
-            return ExitCode::from(2);
-        }
+    let Some(status) = status::Status::from_fd(3) else {
+        eprintln!("shellring-runner: fd 3 is not open; it must be the status socket");
+        return ExitCode::from(2);
     };
-    supervise::run(&plan, status)
+    match supervise::run(&plan, &status) {
+        supervise::Ended::Ran => ExitCode::SUCCESS,
+        supervise::Ended::NotStarted => ExitCode::from(1),
+    }
 }

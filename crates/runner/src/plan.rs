@@ -53,3 +53,57 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
 fn value<'a>(iter: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<String, String> {
     iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn run(list: &[&str]) -> Plan {
+        match parse(&args(list)) {
+            Ok(Invocation::Run(plan)) => plan,
+            Ok(Invocation::Probe) => panic!("parsed as a probe"),
+            Err(e) => panic!("refused: {e}"),
+        }
+    }
+
+    #[test]
+    fn plain_command() {
+        let plan = run(&["-c", "echo hi"]);
+        assert_eq!(plan.command, "echo hi");
+        assert!(matches!(plan.backend, Backend::None));
+        assert!(plan.writable.is_empty() && !plan.deny_network);
+    }
+
+    #[test]
+    fn landlock_with_paths_and_no_network() {
+        let plan = run(&["--landlock", "--rw", "/tmp/a", "--rw", "/tmp/b", "--deny-network", "-c", "true"]);
+        assert!(matches!(plan.backend, Backend::Landlock));
+        assert_eq!(plan.writable, ["/tmp/a", "/tmp/b"]);
+        assert!(plan.deny_network);
+    }
+
+    #[test]
+    fn bubblewrap_path() {
+        let plan = run(&["--bwrap", "/usr/bin/bwrap", "-c", "true"]);
+        assert!(matches!(plan.backend, Backend::Bubblewrap(ref p) if p == "/usr/bin/bwrap"));
+    }
+
+    #[test]
+    fn probe_only_alone() {
+        assert!(matches!(parse(&args(&["--probe"])), Ok(Invocation::Probe)));
+        assert!(parse(&args(&["--probe", "-c", "true"])).is_err());
+    }
+
+    #[test]
+    fn refusals_name_the_problem() {
+        assert_eq!(parse(&args(&[])).err().unwrap(), "missing -c <command>");
+        assert_eq!(parse(&args(&["-c"])).err().unwrap(), "-c needs a value");
+        assert_eq!(parse(&args(&["--rw"])).err().unwrap(), "--rw needs a value");
+        assert_eq!(parse(&args(&["-c", "true", "x"])).err().unwrap(), "-c <command> must come last");
+        assert_eq!(parse(&args(&["--nope", "-c", "true"])).err().unwrap(), "unknown argument \"--nope\"");
+    }
+}

@@ -1,55 +1,109 @@
-//! Finds every live descendant of this process through /proc and kills them all.
+//! Finds every live descendant of a process through /proc and kills them all.
 
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
 use std::collections::HashMap;
 
+/// One /proc entry: its parent and whether it is a zombie (already dead, waiting to be reaped).
+fn stat(pid: i32) -> Option<(i32, bool)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses; the fields after the last ')' are fixed.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    Some((ppid, state == "Z"))
+}
+
 /// Live (non-zombie) descendants of `root`, found by following parent links in /proc.
-pub fn descendants(root: libc::pid_t) -> Vec<libc::pid_t> {
-    let mut children: HashMap<libc::pid_t, Vec<libc::pid_t>> = HashMap::new();
-    let mut zombies = Vec::new();
+pub fn descendants(root: Pid) -> Vec<Pid> {
+    let mut children: HashMap<i32, Vec<(i32, bool)>> = HashMap::new();
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<libc::pid_t>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        // The command name may hold spaces and parentheses; the fields after the last ')' are fixed.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
-        let mut fields = rest.split_whitespace();
-        let state = fields.next().unwrap_or("");
-        let Some(ppid) = fields.next().and_then(|s| s.parse::<libc::pid_t>().ok()) else { continue };
-        if state == "Z" {
-            zombies.push(pid);
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if let Some((ppid, zombie)) = stat(pid) {
+            children.entry(ppid).or_default().push((pid, zombie));
         }
-        children.entry(ppid).or_default().push(pid);
     }
     let mut found = Vec::new();
-    let mut queue = vec![root];
+    let mut queue = vec![root.as_raw()];
     while let Some(pid) = queue.pop() {
-        if let Some(kids) = children.get(&pid) {
-            for &kid in kids {
-                found.push(kid);
-                queue.push(kid);
+        for &(kid, zombie) in children.get(&pid).map(Vec::as_slice).unwrap_or_default() {
+            if !zombie {
+                found.push(Pid::from_raw(kid));
             }
+            queue.push(kid);
         }
     }
-    found.retain(|pid| !zombies.contains(pid));
     found
 }
 
-/// SIGKILLs the process group `pgid` and every descendant until none is left (bounded rounds: a descendant may
-/// fork while we look).
-pub fn kill_all(pgid: Option<libc::pid_t>, mut reap: impl FnMut()) {
-    let me = unsafe { libc::getpid() };
+/// SIGKILLs the process group `pgid` and every descendant of `root` until none is left, calling `reap` between
+/// rounds (bounded: a descendant may fork while we look).
+pub fn kill_all(root: Pid, pgid: Option<Pid>, mut reap: impl FnMut()) {
     for _ in 0..200 {
         if let Some(pgid) = pgid {
-            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            let _ = killpg(pgid, Signal::SIGKILL);
         }
-        let left = descendants(me);
+        let left = descendants(root);
         for &pid in &left {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let _ = kill(pid, Signal::SIGKILL);
         }
         reap();
         if left.is_empty() {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+
+    fn alive(pid: Pid) -> bool {
+        stat(pid.as_raw()).is_some_and(|(_, zombie)| !zombie)
+    }
+
+    #[test]
+    fn finds_and_kills_a_whole_tree_including_a_new_session() {
+        // bash starts a plain background child and one in its own session; both are its descendants.
+        let mut root = Command::new("bash")
+            .args(["-c", "sleep 60 & setsid sleep 60 & echo ready; wait"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(root.stdout.take().unwrap()), &mut line).unwrap();
+        let pid = Pid::from_raw(root.id() as i32);
+        let mut found = descendants(pid);
+        for _ in 0..100 {
+            if found.len() >= 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            found = descendants(pid);
+        }
+        assert_eq!(found.len(), 2, "two sleeps under bash: {found:?}");
+        kill_all(pid, None, || {});
+        root.wait().unwrap();
+        for pid in found {
+            for _ in 0..100 {
+                if !alive(pid) {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            assert!(!alive(pid), "{pid} survived");
+        }
+    }
+
+    #[test]
+    fn a_process_without_children_has_no_descendants() {
+        let mut child = Command::new("sleep").arg("5").spawn().unwrap();
+        assert!(descendants(Pid::from_raw(child.id() as i32)).is_empty());
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 }

@@ -2,13 +2,19 @@
 //! says, and reports a failure of any of those steps before the command could run.
 
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::sys::wait::waitpid;
+use nix::unistd::{fork, ForkResult, Pid};
 
 use crate::caps;
 use crate::landlock::{self, Ruleset};
 use crate::plan::{Backend, Plan};
 
 pub struct Spawned {
-    pub pid: libc::pid_t,
+    pub pid: Pid,
     /// `none`, `full` or `partial`: what the confinement actually enforces on this kernel.
     pub enforcement: &'static str,
 }
@@ -17,6 +23,7 @@ pub struct Spawned {
 const STAGE_EXEC: u32 = 1;
 const STAGE_CAPS: u32 = 2;
 const STAGE_LANDLOCK: u32 = 3;
+const STAGE_PARENT_GONE: u32 = 4;
 
 /// # Errors
 /// The stage and OS error text when preparing, forking, confining or exec'ing failed; nothing ran then.
@@ -35,50 +42,50 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
             (Some(ruleset), landlock::enforcement(abi, plan.deny_network))
         }
     };
+    let parent = nix::unistd::getpid();
 
     // The report pipe is close-on-exec: a successful exec closes it and the read below sees end-of-file.
-    let mut pipe = [0; 2];
-    // SAFETY: pipe2 writes two fds into the array.
-    if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("spawn: {}", std::io::Error::last_os_error()));
-    }
-    // SAFETY: the child only calls async-signal-safe functions before exec or _exit.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        let err = std::io::Error::last_os_error();
-        unsafe {
-            libc::close(pipe[0]);
-            libc::close(pipe[1]);
+    let (report_read, report_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("spawn: {e}"))?;
+    // SAFETY: the child only calls async-signal-safe functions (no allocation, no locks) before exec or _exit.
+    let pid = match unsafe { fork() } {
+        Err(e) => return Err(format!("spawn: {e}")),
+        Ok(ForkResult::Child) => {
+            let landlock = matches!(plan.backend, Backend::Landlock);
+            // SAFETY: we are the freshly forked child; argv is a NULL-terminated array of live C strings.
+            unsafe { child(report_write.as_raw_fd(), argv.as_ptr(), ruleset.as_ref(), landlock, parent) }
         }
-        return Err(format!("spawn: {err}"));
+        Ok(ForkResult::Parent { child }) => child,
+    };
+    drop(report_write);
+    match read_report(report_read) {
+        None => Ok(Spawned { pid, enforcement }),
+        Some((stage, errno)) => {
+            let _ = waitpid(pid, None);
+            let what = match stage {
+                STAGE_CAPS => "sandbox drop capabilities".to_string(),
+                STAGE_LANDLOCK => "sandbox landlock_restrict_self".to_string(),
+                STAGE_PARENT_GONE => "spawn: the runner ended before the command started".to_string(),
+                _ => format!("spawn {}", argv_owned[0].to_string_lossy()),
+            };
+            Err(format!("{what}: {}", std::io::Error::from_raw_os_error(errno)))
+        }
     }
-    if pid == 0 {
-        unsafe { child(pipe[1], argv.as_ptr(), ruleset.as_ref(), matches!(plan.backend, Backend::Landlock)) }
-    }
-    unsafe { libc::close(pipe[1]) };
+}
+
+/// The child's failure report (stage, errno), or None when exec succeeded and closed the pipe.
+fn read_report(pipe: OwnedFd) -> Option<(u32, i32)> {
     let mut report = [0u8; 8];
     let n = loop {
-        // SAFETY: report is a live 8-byte buffer.
-        let n = unsafe { libc::read(pipe[0], report.as_mut_ptr().cast(), 8) };
-        if n < 0 && crate::status::errno() == libc::EINTR {
-            continue;
+        match nix::unistd::read(&pipe, &mut report) {
+            Err(Errno::EINTR) => continue,
+            other => break other.unwrap_or(0),
         }
-        break n;
     };
-    unsafe { libc::close(pipe[0]) };
-    if n == 8 {
+    (n == 8).then(|| {
         let stage = u32::from_ne_bytes(report[..4].try_into().expect("4 bytes"));
         let errno = i32::from_ne_bytes(report[4..].try_into().expect("4 bytes"));
-        let mut status = 0;
-        unsafe { libc::waitpid(pid, &mut status, 0) };
-        let what = match stage {
-            STAGE_CAPS => "sandbox drop capabilities".to_string(),
-            STAGE_LANDLOCK => "sandbox landlock_restrict_self".to_string(),
-            _ => format!("spawn {}", argv_owned[0].to_string_lossy()),
-        };
-        return Err(format!("{what}: {}", std::io::Error::from_raw_os_error(errno)));
-    }
-    Ok(Spawned { pid, enforcement })
+        (stage, errno)
+    })
 }
 
 fn argv(plan: &Plan) -> Result<Vec<CString>, String> {
@@ -100,14 +107,24 @@ fn argv(plan: &Plan) -> Result<Vec<CString>, String> {
         .collect()
 }
 
-/// In the forked child: new session, default signal state, confinement, then exec. Never returns.
+/// In the forked child: new session, death with the runner, default signal state, confinement, then exec.
+/// Never returns.
+///
+/// # Safety
+/// Must run in a freshly forked child; `argv` must be a NULL-terminated array of valid C strings.
 unsafe fn child(
-    report: libc::c_int,
+    report: RawFd,
     argv: *const *const libc::c_char,
     ruleset: Option<&Ruleset>,
     drop_caps: bool,
+    parent: Pid,
 ) -> ! {
     libc::setsid();
+    // bash dies with the runner even when the runner is SIGKILLed; the runner's own sweep covers the rest.
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    if libc::getppid() != parent.as_raw() {
+        fail(report, STAGE_PARENT_GONE, libc::ESRCH);
+    }
     // The runner blocks signals for its signalfd and Rust ignores SIGPIPE; the command must start with neither.
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
@@ -131,10 +148,41 @@ unsafe fn child(
     fail(report, STAGE_EXEC, *libc::__errno_location());
 }
 
-unsafe fn fail(report: libc::c_int, stage: u32, errno: i32) -> ! {
+/// # Safety
+/// Async-signal-safe; for the forked child only.
+unsafe fn fail(report: RawFd, stage: u32, errno: i32) -> ! {
     let mut bytes = [0u8; 8];
     bytes[..4].copy_from_slice(&stage.to_ne_bytes());
     bytes[4..].copy_from_slice(&errno.to_ne_bytes());
     libc::write(report, bytes.as_ptr().cast(), 8);
     libc::_exit(127);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::sys::wait::WaitStatus;
+
+    fn plan(command: &str, backend: Backend) -> Plan {
+        Plan { command: command.into(), backend, writable: Vec::new(), deny_network: false }
+    }
+
+    #[test]
+    fn runs_bash_in_its_own_session() {
+        let spawned = command(&plan("[ \"$(cut -d' ' -f6 /proc/$$/stat)\" -eq $$ ] && exit 7", Backend::None)).unwrap();
+        assert_eq!(spawned.enforcement, "none");
+        assert_eq!(waitpid(spawned.pid, None).unwrap(), WaitStatus::Exited(spawned.pid, 7));
+    }
+
+    #[test]
+    fn an_exec_failure_is_reported_with_its_stage() {
+        let error = command(&plan("true", Backend::Bubblewrap("/nonexistent/bwrap".into()))).err().unwrap();
+        assert!(error.starts_with("spawn /nonexistent/bwrap: No such file or directory"), "{error}");
+    }
+
+    #[test]
+    fn a_nul_byte_is_refused_before_forking() {
+        let error = command(&plan("echo \0", Backend::None)).err().unwrap();
+        assert_eq!(error, "spawn: an argument contains a NUL byte");
+    }
 }

@@ -1,25 +1,42 @@
 //! The out-of-band status channel on fd 3: what the runner reports and how it learns the supervisor is gone.
 
-use std::os::fd::RawFd;
+use nix::errno::Errno;
+use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
+use nix::sys::socket::{send, MsgFlags};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 pub struct Status {
-    fd: RawFd,
+    fd: OwnedFd,
 }
 
 impl Status {
-    /// Takes fd 3 when it is open, marking it close-on-exec so the command never inherits it.
+    /// Takes `fd` when it is open, marking it close-on-exec so the command never inherits it.
     pub fn from_fd(fd: RawFd) -> Option<Status> {
-        // SAFETY: fcntl on an integer fd has no memory effects; a closed fd yields -1.
+        // SAFETY: F_GETFD on an integer fd has no memory effects; a closed fd yields EBADF.
         let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
         if flags < 0 {
             return None;
         }
-        unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) };
-        Some(Status { fd })
+        // SAFETY: the fd is open, and the caller hands it over: nothing else in this process owns or closes it.
+        Some(Status::new(unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
-    pub fn fd(&self) -> RawFd {
-        self.fd
+    /// Wraps an owned socket (or pipe) end as the status channel, close-on-exec.
+    pub fn new(fd: OwnedFd) -> Status {
+        let _ = fcntl(&fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC));
+        Status { fd }
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Non-blocking from now on, so the lifeline check can drain what the supervisor sends without stalling.
+    pub fn set_nonblocking(&self) {
+        if let Ok(flags) = fcntl(&self.fd, FcntlArg::F_GETFL) {
+            let flags = OFlag::from_bits_retain(flags) | OFlag::O_NONBLOCK;
+            let _ = fcntl(&self.fd, FcntlArg::F_SETFL(flags));
+        }
     }
 
     /// Writes one line; a vanished supervisor is not an error here (the lifeline check handles it).
@@ -28,28 +45,19 @@ impl Status {
         bytes.push(b'\n');
         let mut written = 0;
         while written < bytes.len() {
-            // SAFETY: the pointer and length describe a live slice.
-            let n = unsafe {
-                libc::send(
-                    self.fd,
-                    bytes[written..].as_ptr().cast(),
-                    bytes.len() - written,
-                    libc::MSG_NOSIGNAL,
-                )
-            };
-            let n = if n < 0 && errno() == libc::ENOTSOCK {
+            let rest = &bytes[written..];
+            let sent = match send(self.fd.as_raw_fd(), rest, MsgFlags::MSG_NOSIGNAL) {
                 // A plain pipe on fd 3 (a caller other than Node) works too.
-                unsafe { libc::write(self.fd, bytes[written..].as_ptr().cast(), bytes.len() - written) }
-            } else {
-                n
+                Err(Errno::ENOTSOCK) => nix::unistd::write(&self.fd, rest),
+                other => other,
             };
-            if n < 0 {
-                if errno() == libc::EINTR {
-                    continue;
-                }
-                return;
+            match sent {
+                Ok(n) => written += n,
+                Err(Errno::EINTR) => continue,
+                // EAGAIN on a non-blocking channel: wait until it drains rather than drop a status line.
+                Err(Errno::EAGAIN) => wait_writable(self.fd.as_fd()),
+                Err(_) => return,
             }
-            written += n as usize;
         }
     }
 
@@ -57,19 +65,70 @@ impl Status {
     pub fn alive(&self) -> bool {
         let mut buf = [0u8; 256];
         loop {
-            // SAFETY: buf is a live, writable buffer of the given length.
-            let n = unsafe { libc::read(self.fd, buf.as_mut_ptr().cast(), buf.len()) };
-            if n > 0 {
-                return true;
+            match nix::unistd::read(&self.fd, &mut buf) {
+                Ok(0) => return false,
+                Ok(_) => return true,
+                Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => return true,
+                Err(_) => return false,
             }
-            if n < 0 && errno() == libc::EINTR {
-                continue;
-            }
-            return n < 0 && errno() == libc::EAGAIN;
         }
     }
 }
 
-pub fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+fn wait_writable(fd: BorrowedFd<'_>) {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let mut fds = [PollFd::new(fd, PollFlags::POLLOUT)];
+    let _ = poll(&mut fds, PollTimeout::from(1000u16));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+
+    fn pair() -> (Status, OwnedFd) {
+        let (a, b) = socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::empty()).unwrap();
+        (Status::new(a), b)
+    }
+
+    #[test]
+    fn lines_reach_the_peer_whole() {
+        let (status, peer) = pair();
+        status.line("started 42 none");
+        status.line("exit 0");
+        let mut buf = [0u8; 64];
+        let n = nix::unistd::read(&peer, &mut buf).unwrap();
+        assert_eq!(&buf[..n], b"started 42 none\nexit 0\n");
+    }
+
+    #[test]
+    fn is_close_on_exec() {
+        let (status, _peer) = pair();
+        let flags = fcntl(status.fd(), FcntlArg::F_GETFD).unwrap();
+        assert!(FdFlag::from_bits_retain(flags).contains(FdFlag::FD_CLOEXEC));
+    }
+
+    #[test]
+    fn alive_until_the_peer_closes() {
+        let (status, peer) = pair();
+        status.set_nonblocking();
+        assert!(status.alive(), "nothing sent yet: still alive");
+        nix::unistd::write(&peer, b"ping").unwrap();
+        assert!(status.alive());
+        drop(peer);
+        assert!(!status.alive());
+    }
+
+    #[test]
+    fn a_vanished_peer_is_not_an_error() {
+        let (status, peer) = pair();
+        drop(peer);
+        status.line("exit 0");
+    }
+
+    #[test]
+    fn from_fd_refuses_a_closed_fd() {
+        assert!(Status::from_fd(987_654).is_none());
+    }
 }

@@ -1,24 +1,41 @@
 //! The runner's life: become a subreaper, start bash, report its end, reap orphans, and kill all on a lost lifeline.
 
-use crate::status::Status;
-use crate::plan::Plan;
-use crate::{proc_tree, spawn};
-use std::process::ExitCode;
+use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::signal::Signal;
+use nix::sys::signalfd::SignalFd;
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use std::os::fd::AsFd;
 
-pub fn run(plan: &Plan, status: Status) -> ExitCode {
-    // SAFETY: prctl and sigprocmask with valid arguments only change this process's attributes.
-    unsafe {
-        // Orphaned descendants (double forks, setsid) reparent to us, so we can always find and kill them.
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    }
-    let mask = blocked_signals();
-    // SAFETY: mask is initialised; blocking before the fork means no SIGCHLD can be missed.
-    unsafe { libc::sigprocmask(libc::SIG_BLOCK, &mask, std::ptr::null_mut()) };
-    let sfd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
-    if sfd < 0 {
-        status.line(&format!("error signalfd: {}", std::io::Error::last_os_error()));
-        return ExitCode::from(1);
-    }
+use crate::plan::Plan;
+use crate::status::Status;
+use crate::{proc_tree, signals, spawn};
+
+/// How a supervision ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// bash ran; it and every descendant have ended or were killed.
+    Ran,
+    /// The command did not run; the reason went out on the status channel as an `error` line.
+    NotStarted,
+}
+
+/// Runs the plan to its end: returns once bash and every descendant have ended, or all were killed because the
+/// supervisor went away or asked us to stop.
+pub fn run(plan: &Plan, status: &Status) -> Ended {
+    // Orphaned descendants (double forks, setsid) reparent to us, so we can always find and kill them.
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    // A parent that dies without closing the lifeline (its thread ended, it was SIGKILLed mid-spawn) still ends us
+    // through the same path as a lost lifeline.
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
+    let sfd = match signals::take() {
+        Ok(sfd) => sfd,
+        Err(e) => {
+            status.line(&format!("error signalfd: {e}"));
+            return Ended::NotStarted;
+        }
+    };
     let bash = match spawn::command(plan) {
         Ok(spawned) => {
             status.line(&format!("started {} {}", spawned.pid, spawned.enforcement));
@@ -26,61 +43,50 @@ pub fn run(plan: &Plan, status: Status) -> ExitCode {
         }
         Err(message) => {
             status.line(&format!("error {message}"));
-            return ExitCode::from(1);
+            return Ended::NotStarted;
         }
     };
     release_stdio();
-    // Non-blocking, so the lifeline check can drain what the supervisor sends without stalling.
-    unsafe { libc::fcntl(status.fd(), libc::F_SETFL, libc::fcntl(status.fd(), libc::F_GETFL) | libc::O_NONBLOCK) };
-
-    let mut bash_running = true;
+    status.set_nonblocking();
+    let me = nix::unistd::getpid();
+    let mut tracker = Tracker { bash, running: true };
     loop {
-        let mut fds = [
-            libc::pollfd { fd: status.fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 },
-        ];
-        // SAFETY: fds is a live array of two pollfd records.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-        if n < 0 {
-            continue;
-        }
-        if fds[0].revents != 0 && !status.alive() {
-            proc_tree::kill_all(Some(bash), || {
-                reap(bash, &mut bash_running, &status);
+        let (lifeline, signalled) = wait_events(status, &sfd);
+        if lifeline && !status.alive() {
+            proc_tree::kill_all(me, Some(bash), || {
+                tracker.reap(status);
             });
-            return ExitCode::SUCCESS;
+            return Ended::Ran;
         }
-        if fds[1].revents != 0 {
-            let signal = read_signal(sfd);
-            if signal != libc::SIGCHLD {
-                proc_tree::kill_all(Some(bash), || {
-                    reap(bash, &mut bash_running, &status);
-                });
-                return ExitCode::SUCCESS;
+        if signalled {
+            while let Some(signal) = signals::next(&sfd) {
+                if signal != libc::SIGCHLD {
+                    proc_tree::kill_all(me, Some(bash), || {
+                        tracker.reap(status);
+                    });
+                    return Ended::Ran;
+                }
             }
-            if reap(bash, &mut bash_running, &status) {
-                return ExitCode::SUCCESS;
+            if tracker.reap(status) {
+                return Ended::Ran;
             }
         }
     }
 }
 
-fn blocked_signals() -> libc::sigset_t {
-    // SAFETY: sigset operations on a local, zeroed set.
-    unsafe {
-        let mut mask: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut mask);
-        for sig in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-            libc::sigaddset(&mut mask, sig);
-        }
-        mask
+/// Blocks until the lifeline or the signalfd is ready; says which.
+fn wait_events(status: &Status, sfd: &SignalFd) -> (bool, bool) {
+    let mut fds = [PollFd::new(status.fd(), PollFlags::POLLIN), PollFd::new(sfd.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, PollTimeout::NONE) {
+        Ok(_) => (fds[0].any().unwrap_or(false), fds[1].any().unwrap_or(false)),
+        Err(_) => (false, false),
     }
 }
 
 /// Points our own stdin/stdout/stderr at /dev/null: holding the output pipes would delay their end-of-file for as
 /// long as the runner lives.
 fn release_stdio() {
-    // SAFETY: open/dup2/close on fds we own.
+    // SAFETY: open/dup2/close on fds this process owns; fds 0-2 stay open, now on /dev/null.
     unsafe {
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
         if null >= 0 {
@@ -92,37 +98,29 @@ fn release_stdio() {
     }
 }
 
-fn read_signal(sfd: libc::c_int) -> i32 {
-    // SAFETY: signalfd_siginfo is plain data; the read fills it whole or fails.
-    let mut info: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
-    let size = std::mem::size_of::<libc::signalfd_siginfo>();
-    let n = unsafe { libc::read(sfd, (&mut info as *mut libc::signalfd_siginfo).cast(), size) };
-    if n as usize == size {
-        info.ssi_signo as i32
-    } else {
-        0
-    }
+struct Tracker {
+    bash: Pid,
+    running: bool,
 }
 
-/// Reaps every ended child; reports bash's end once. Returns true when no child is left and bash has ended.
-fn reap(bash: libc::pid_t, bash_running: &mut bool, status: &Status) -> bool {
-    loop {
-        let mut wstatus = 0;
-        // SAFETY: waitpid writes the status into a local.
-        let pid = unsafe { libc::waitpid(-1, &mut wstatus, libc::WNOHANG) };
-        if pid == 0 {
-            return false;
-        }
-        if pid < 0 {
-            // ECHILD: nothing left to wait for.
-            return !*bash_running;
-        }
-        if pid == bash && *bash_running {
-            *bash_running = false;
-            if libc::WIFSIGNALED(wstatus) {
-                status.line(&format!("signal {}", libc::WTERMSIG(wstatus)));
-            } else {
-                status.line(&format!("exit {}", libc::WEXITSTATUS(wstatus)));
+impl Tracker {
+    /// Reaps every ended child; reports bash's end once. Returns true when no child is left and bash has ended.
+    fn reap(&mut self, status: &Status) -> bool {
+        loop {
+            match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => return false,
+                Ok(WaitStatus::Exited(pid, code)) if pid == self.bash && self.running => {
+                    self.running = false;
+                    status.line(&format!("exit {code}"));
+                }
+                Ok(WaitStatus::Signaled(pid, signal, _)) if pid == self.bash && self.running => {
+                    self.running = false;
+                    status.line(&format!("signal {}", signal as i32));
+                }
+                Ok(_) => {}
+                Err(Errno::EINTR) => {}
+                // ECHILD: nothing left to wait for.
+                Err(_) => return !self.running,
             }
         }
     }

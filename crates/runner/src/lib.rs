@@ -1,0 +1,12 @@
+//! shellring-runner as a library: one command's supervision (subreaper, new session, confinement, out-of-band
+//! status, tree kill), so the thin executable and any process that forks supervisors share one implementation.
+
+pub mod caps;
+pub mod landlock;
+pub mod plan;
+pub mod probe;
+pub mod proc_tree;
+pub mod signals;
+pub mod spawn;
+pub mod status;
+pub mod supervise;

@@ -1,0 +1,160 @@
+//! The runner executable end to end: its status protocol on fd 3, its lifeline, and its death taking bash along.
+
+use nix::sys::signal::{kill, Signal};
+use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+use nix::unistd::Pid;
+use std::io::{BufRead, BufReader};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Running {
+    child: Child,
+    status: BufReader<std::fs::File>,
+}
+
+fn start(args: &[&str]) -> Running {
+    let (ours, theirs): (OwnedFd, OwnedFd) =
+        socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC).unwrap();
+    let fd = theirs.as_raw_fd();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
+    command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    // SAFETY: dup2 is async-signal-safe; it puts the status socket on fd 3 (without close-on-exec) in the child.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::dup2(fd, 3) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command.spawn().unwrap();
+    drop(theirs);
+    Running { child, status: BufReader::new(std::fs::File::from(ours)) }
+}
+
+impl Running {
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        self.status.read_line(&mut line).unwrap();
+        line
+    }
+
+    fn started(&mut self) -> Pid {
+        let line = self.line();
+        let pid = line.strip_prefix("started ").and_then(|rest| rest.split(' ').next()).expect(&line);
+        Pid::from_raw(pid.parse().unwrap())
+    }
+}
+
+fn gone(pid: Pid) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
+    }
+}
+
+fn wait_gone(pids: &[Pid]) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|&p| !gone(p)) {
+        assert!(Instant::now() < deadline, "still alive: {:?}", pids.iter().filter(|&&p| !gone(p)).collect::<Vec<_>>());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Pids the command wrote into a file, one a line, once `count` are there.
+fn pids_in(path: &std::path::Path, count: usize) -> Vec<Pid> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let pids: Vec<Pid> = text.lines().filter_map(|l| l.trim().parse().ok()).map(Pid::from_raw).collect();
+        if pids.len() >= count {
+            return pids;
+        }
+        assert!(Instant::now() < deadline, "pids never written: {text:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("shellring-runner-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn reports_start_then_exit_code() {
+    let mut run = start(&["-c", "exit 3"]);
+    run.started();
+    assert_eq!(run.line(), "exit 3\n");
+    assert!(run.child.wait().unwrap().success());
+}
+
+#[test]
+fn reports_the_signal_that_ended_bash() {
+    let mut run = start(&["-c", "kill -TERM $$"]);
+    run.started();
+    assert_eq!(run.line(), format!("signal {}\n", libc::SIGTERM));
+    run.child.wait().unwrap();
+}
+
+#[test]
+fn waits_for_descendants_that_outlive_bash() {
+    let file = temp("outlive");
+    let mut run = start(&["-c", &format!("(sleep 0.3; echo $BASHPID >> {0}) & exit 0", file.display())]);
+    run.started();
+    assert_eq!(run.line(), "exit 0\n");
+    run.child.wait().unwrap();
+    // The runner only left after the background subshell wrote its line and ended.
+    assert_eq!(pids_in(&file, 1).len(), 1);
+}
+
+#[test]
+fn a_lost_lifeline_kills_every_descendant_even_in_a_new_session() {
+    let file = temp("lifeline");
+    let script = format!("setsid sh -c 'echo $$ >> {0}; exec sleep 60' & sleep 60 & echo $! >> {0}; wait", file.display());
+    let mut run = start(&["-c", &script]);
+    let bash = run.started();
+    let mut pids = pids_in(&file, 2);
+    pids.push(bash);
+    drop(run.status);
+    wait_gone(&pids);
+    run.child.wait().unwrap();
+}
+
+#[test]
+fn sigterm_to_the_runner_kills_every_descendant() {
+    let file = temp("term");
+    let mut run = start(&["-c", &format!("trap '' TERM; sleep 60 & echo $! >> {0}; wait", file.display())]);
+    let bash = run.started();
+    let mut pids = pids_in(&file, 1);
+    pids.push(bash);
+    kill(Pid::from_raw(run.child.id() as i32), Signal::SIGTERM).unwrap();
+    wait_gone(&pids);
+    run.child.wait().unwrap();
+}
+
+#[test]
+fn bash_dies_with_a_sigkilled_runner() {
+    let mut run = start(&["-c", "sleep 60"]);
+    let bash = run.started();
+    run.child.kill().unwrap();
+    run.child.wait().unwrap();
+    wait_gone(&[bash]);
+}
+
+#[test]
+fn an_unusable_backend_is_an_error_line_and_nothing_runs() {
+    let mut run = start(&["--bwrap", "/nonexistent/bwrap", "-c", "true"]);
+    let line = run.line();
+    assert!(line.starts_with("error spawn /nonexistent/bwrap: "), "{line}");
+    assert_eq!(run.child.wait().unwrap().code(), Some(1));
+}
+
+#[test]
+fn without_fd_3_it_refuses_with_usage() {
+    let out = Command::new(env!("CARGO_BIN_EXE_shellring-runner")).args(["-c", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fd 3 is not open"));
+}
