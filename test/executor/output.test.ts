@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
 import { processesWith } from '../helpers/processes.js';
+import { until } from '../helpers/until.js';
 
 const MIB = 1024 * 1024;
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-out-')));
@@ -22,13 +23,6 @@ afterAll(async () => {
 
 const run = (ex: LocalExecutor, command: string, extra: Record<string, unknown> = {}) =>
   ex.run(ex.resolve({ command, ...extra }));
-
-/** Polls until `condition` holds; fails after 10 seconds. */
-async function until(condition: () => boolean): Promise<void> {
-  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${condition}`);
-  }
-}
 
 function sha256File(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -216,12 +210,12 @@ describe('worker crash', () => {
       const pending = run(local, 'sleep 30.4321');
       pending.catch(() => {});
       // The runner and the sleep it started.
-      await until(() => processesWith('sleep 30.4321').length > 0);
+      await until(() => processesWith('sleep 30.4321').length > 0, 10_000, 'the sleep to start');
       await local.threads[0]!.terminate();
       // Either the pool reports the dead worker or the worker saw its runner's lifeline cut first.
       await expect(pending).rejects.toThrow(/supervisor worker stopped|runner ended without reporting/);
       // The runner lost its lifeline with the worker and killed the command.
-      await until(() => processesWith('sleep 30.4321').length === 0);
+      await until(() => processesWith('sleep 30.4321').length === 0, 10_000, 'the sleep to be gone');
       expect((await run(local, 'echo again')).stdout.text).toBe('again\n');
     } finally {
       await local.close();

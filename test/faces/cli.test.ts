@@ -4,7 +4,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MCP_HELP, RUN_HELP, SERVE_HELP, TOP_HELP } from '../../src/cli/help.js';
 import { processesWith } from '../helpers/processes.js';
-import { cli, eventually, httpTransport, newClient, repo, seqText, spillPathOf, workdir } from './helpers.js';
+import { cli, httpTransport, newClient, repo, seqText, spillPathOf, workdir } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 const work = workdir('cli');
 const version = (JSON.parse(readFileSync(`${repo}/package.json`, 'utf8')) as { version: string }).version;
@@ -67,7 +68,7 @@ describe('shellring run', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await eventually(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the command to start');
+    await until(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the command to start');
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toBe('Error: tool call aborted\n');
@@ -127,7 +128,7 @@ describe('shellring serve', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const [url, token] = await eventually(
+    const [url, token] = await until(
       () =>
         /^shellring: MCP server listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\nshellring: token \(generated for this run\): ([\w-]{43})\n$/
           .exec(stderr)

@@ -1,4 +1,4 @@
-// Shared pieces of the face tests: the built CLI, the SDK client, texts of results, and bounded waiting.
+// Shared pieces of the face tests: the built CLI, the SDK client and the texts of results.
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,17 +55,6 @@ export function seqText(n: number): string {
   let text = '';
   for (let i = 1; i <= n; i += 1) text += `${i}\n`;
   return text;
-}
-
-/** Polls until `check` returns a value other than undefined/false, or fails after `ms`. */
-export async function eventually<T>(check: () => T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms}ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** The SDK's HTTP client transport, presenting the server's bearer token on every request. */

@@ -6,7 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { BASH_PROMPT, createRuntime, type ListedTool } from '../../src/index.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
 import { processesWith } from '../helpers/processes.js';
-import { call, eventually, httpTransport, jobIdOf, newClient, seqText, spillPathOf, textOf, workdir, type TestClient } from './helpers.js';
+import { call, httpTransport, jobIdOf, newClient, seqText, spillPathOf, textOf, workdir, type TestClient } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 const work = workdir('mcp-http');
 let server: HttpServer;
@@ -99,7 +100,7 @@ describe('shellring serve (streamable HTTP)', () => {
     }
     expect(textOf(await call(b.client, 'job_list', {}))).toBe('(no background jobs)');
     expect(textOf(await call(a.client, 'job_list', {}))).toMatch(new RegExp(`^${id} \\[bash\\] (running|completed) — echo from-a; sleep 0\\.3$`));
-    const notice = await eventually(
+    const notice = await until(
       () => a.notices.find((entry) => String(entry.data).startsWith(`background job ${id} `)),
       15_000,
       'client a’s notice',
@@ -117,11 +118,11 @@ describe('shellring serve (streamable HTTP)', () => {
     const sessionId = (c.client.transport as StreamableHTTPClientTransport).sessionId!;
     const marker = `33.${process.pid}3`;
     await call(c.client, 'bash', { command: `sleep ${marker}`, description: 'outlive the session', run_in_background: true });
-    await eventually(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the job to start');
+    await until(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the job to start');
     await (c.client.transport as StreamableHTTPClientTransport).terminateSession();
     await c.client.close();
     expect(server.sessionIds()).not.toContain(sessionId);
-    await eventually(() => processesWith(`sleep ${marker}`).length === 0, 15_000, 'the job to be killed');
+    await until(() => processesWith(`sleep ${marker}`).length === 0, 15_000, 'the job to be killed');
   });
 
   it('refuses unknown sessions, foreign Host headers and other paths', async () => {

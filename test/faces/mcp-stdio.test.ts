@@ -6,7 +6,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BASH_PROMPT, createRuntime, type ListedTool } from '../../src/index.js';
 import { instructionsOf } from '../../src/faces/mcp/server.js';
 import { processesWith } from '../helpers/processes.js';
-import { call, cli, eventually, jobIdOf, newClient, seqText, spillPathOf, textOf, workdir, type TestClient } from './helpers.js';
+import { call, cli, jobIdOf, newClient, seqText, spillPathOf, textOf, workdir, type TestClient } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 const work = workdir('mcp-stdio');
 let listed: ListedTool[];
@@ -93,7 +94,7 @@ describe('shellring mcp (stdio)', () => {
       run_in_background: true,
     });
     const id = jobIdOf(textOf(started));
-    const notice = await eventually(
+    const notice = await until(
       () => tc.notices.find((entry) => String(entry.data).startsWith(`background job ${id} `)),
       15_000,
       'the completion notice',
@@ -117,10 +118,10 @@ describe('shellring mcp (stdio)', () => {
       undefined,
       { signal: controller.signal },
     );
-    await eventually(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the command to start');
+    await until(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the command to start');
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await eventually(() => processesWith(`sleep ${marker}`).length === 0, 15_000, 'the command to be killed');
+    await until(() => processesWith(`sleep ${marker}`).length === 0, 15_000, 'the command to be killed');
   });
 
   it('wrote nothing to stderr', () => {
@@ -148,9 +149,9 @@ describe('shellring mcp process', () => {
     bash(2, { command: 'echo to-stdout; echo to-stderr >&2; seq 1 20000', description: 'print on both streams' });
     bash(3, { command: 'echo quick', description: 'finish in the background', run_in_background: true });
     bash(4, { command: `sleep ${marker}`, description: 'outlive the client', run_in_background: true });
-    await eventually(() => responses().filter((message) => message.id === 4).length === 1, 15_000, 'the responses');
-    await eventually(() => out.includes('notifications/message'), 15_000, 'the completion notice');
-    await eventually(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the long job to start');
+    await until(() => responses().filter((message) => message.id === 4).length === 1, 15_000, 'the responses');
+    await until(() => out.includes('notifications/message'), 15_000, 'the completion notice');
+    await until(() => processesWith(`sleep ${marker}`).length > 0, 15_000, 'the long job to start');
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.stdin.end();
     expect(await exited).toBe(0);

@@ -1,5 +1,8 @@
 // Small drivers for tests that use the runtime as an outside caller would: result text, job ids, waits, notices.
-import type { Notice, Runtime, Session, ToolResult } from '../../src/index.js';
+import type { JobInfo, Notice, Runtime, Session, ToolResult } from '../../src/index.js';
+import { until } from './until.js';
+
+export { until };
 
 /** The model-facing text of a tool result. */
 export function text(result: ToolResult): string {
@@ -24,19 +27,6 @@ export async function background(session: Session, command: string, description 
   return jobIdOf(result);
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it is truthy, or fails after `timeoutMs`. */
-export async function until<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 /** Resolves once the job has settled (from the runtime's observer API, which never moves the model's cursor). */
 export function settledJob(runtime: Runtime, jobId: string, timeoutMs = 15_000): Promise<void> {
   return until(
@@ -54,4 +44,43 @@ export function collectNotices(runtime: Runtime): Notice[] {
   const notices: Notice[] = [];
   runtime.on('notice', (notice) => notices.push(notice));
   return notices;
+}
+
+/**
+ * Follows job settlements from the moment it is called. A job's completion notice is decided in the same turn as
+ * its `settled` event, so once `settled()` resolves, a notice that was due has been delivered and one that was
+ * not never will be: absence can be checked at once, without a sleep.
+ */
+export function watchJobs(runtime: Runtime): { settled(match?: (job: JobInfo) => boolean, timeoutMs?: number): Promise<void> } {
+  const registered: JobInfo[] = [];
+  const done = new Set<string>();
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
+  runtime.jobs!.on('registered', ({ job }) => void registered.push(job));
+  runtime.jobs!.on('settled', ({ job }) => {
+    done.add(job.id);
+    wake();
+  });
+  return {
+    /** Resolves once every job registered since the watch began (or those `match` selects) has settled. */
+    settled(match = () => true, timeoutMs = 15_000) {
+      const pending = () => registered.filter((job) => match(job) && !done.has(job.id));
+      if (pending().length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`timed out after ${timeoutMs}ms waiting for ${pending().map((job) => job.id).join(', ')} to settle`));
+        }, timeoutMs);
+        const waiter = () => {
+          if (pending().length > 0) return;
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          resolve();
+        };
+        waiters.add(waiter);
+      });
+    },
+  };
 }

@@ -4,16 +4,18 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Notice, type Runtime, type Session } from '../../src/index.js';
-import { background, bash, collectNotices, settledJob, sleep, text } from '../helpers/calls.js';
+import { background, bash, collectNotices, text, watchJobs } from '../helpers/calls.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-notices-')));
 let runtime: Runtime;
 let notices: Notice[];
+let jobs: ReturnType<typeof watchJobs>;
 let serial = 0;
 
 beforeAll(async () => {
   runtime = await createRuntime({ executor: { graceMs: 500 } });
   notices = collectNotices(runtime);
+  jobs = watchJobs(runtime);
 });
 
 afterAll(async () => {
@@ -26,11 +28,8 @@ function fresh(): Session {
 
 const about = (id: string) => notices.filter((notice) => notice.jobId === id);
 
-/** Settlement, then a little time for a notice that should not come. */
-async function settledQuietly(id: string): Promise<void> {
-  await settledJob(runtime, id);
-  await sleep(100);
-}
+/** The job's settlement: its notice, if one is due, has been delivered by then. */
+const settledQuietly = (id: string) => jobs.settled((job) => job.id === id);
 
 describe('completion notices', () => {
   it('tell the owning session when a job finishes on its own', async () => {
@@ -102,7 +101,7 @@ describe('completion notices', () => {
     const s = fresh();
     const before = notices.length;
     expect(text(await bash(s, 'echo quick'))).toBe('quick\n');
-    await sleep(150);
+    await jobs.settled((job) => job.ownerId === s.id);
     expect(notices.length).toBe(before);
   });
 
@@ -111,7 +110,7 @@ describe('completion notices', () => {
     const id = await background(s, 'sleep 30');
     const quick = await background(s, 'sleep 0.05');
     await s.close();
-    await sleep(200);
+    await jobs.settled((job) => job.ownerId === s.id);
     expect(about(id)).toEqual([]);
     expect(about(quick)).toEqual([]);
     expect(runtime.jobs!.list(s.id)).toEqual([]);
@@ -120,13 +119,14 @@ describe('completion notices', () => {
   it('are not sent when the runtime closes', async () => {
     const own = await createRuntime({ executor: { graceMs: 500, threads: 1 } });
     const heard = collectNotices(own);
+    const ownJobs = watchJobs(own);
     const a = own.session({ id: 'close-a', cwd: work });
     const b = own.session({ id: 'close-b', cwd: work });
     await background(a, 'sleep 30');
     await background(b, 'sleep 30');
     await background(b, 'sleep 0.05');
     await own.close();
-    await sleep(200);
+    await ownJobs.settled();
     expect(heard).toEqual([]);
   });
 

@@ -5,7 +5,8 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type JobEvent, type Runtime, type Session } from '../../src/index.js';
-import { bash, collectNotices, jobIdOf, settledJob, sleep, text } from '../helpers/calls.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bash, collectNotices, jobIdOf, text, watchJobs } from '../helpers/calls.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-promotion-')));
 let runtime: Runtime;
@@ -90,11 +91,11 @@ describe('promotion', () => {
 
   it('the promoted job notifies its session when it finishes', async () => {
     const heard = collectNotices(runtime);
+    const jobs = watchJobs(runtime);
     const s = fresh();
     const result = await bash(s, 'sleep 0.4; echo finally', { timeoutMs: 100, description: 'Wait and print' });
     const id = jobIdOf(result);
-    await settledJob(runtime, id);
-    await sleep(50);
+    await jobs.settled((job) => job.id === id);
     expect(heard.filter((notice) => notice.jobId === id)).toEqual([
       {
         sessionId: s.id,

@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
-import { background, bash, collectNotices, jobIdOf, sleep, text, until } from '../helpers/calls.js';
+import { background, bash, collectNotices, jobIdOf, text, until, watchJobs } from '../helpers/calls.js';
 import { processesWith } from '../helpers/processes.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-close-')));
@@ -18,6 +18,7 @@ describe('session.close()', () => {
     const runtime = await createRuntime({ executor: { graceMs: 500 } });
     try {
       const heard = collectNotices(runtime);
+      const jobs = watchJobs(runtime);
       const s = runtime.session({ id: 'closing', cwd: work });
       const other = runtime.session({ id: 'staying', cwd: work });
       await background(s, 'sleep 1234.61');
@@ -46,7 +47,7 @@ describe('session.close()', () => {
       // The other session's job runs on.
       expect(processesWith('1234.66').length).toBeGreaterThan(0);
       expect(runtime.jobs!.list(other.id)).toMatchObject([{ id: kept, state: 'running' }]);
-      await sleep(100);
+      await jobs.settled((job) => job.ownerId === s.id);
       expect(heard).toEqual([]);
       expect(text(await s.callTool('bash', { command: 'true', description: 'Do nothing' }))).toBe('Error: session closing is closed');
     } finally {

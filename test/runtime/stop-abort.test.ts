@@ -5,7 +5,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
-import { bash, collectNotices, sleep, text, until } from '../helpers/calls.js';
+import { bash, collectNotices, text, until, watchJobs } from '../helpers/calls.js';
 import { processesWith } from '../helpers/processes.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-stop-')));
@@ -36,6 +36,7 @@ async function waitingJob(s: Session, ready: string): Promise<string> {
 describe("a person's stop while the call waits", () => {
   it('returns the output so far, then [stopped: cancelled by the user] and the signal', async () => {
     const heard = collectNotices(runtime);
+    const jobs = watchJobs(runtime);
     const s = fresh();
     const call = bash(s, 'echo working; sleep 30', { timeoutMs: 60_000 });
     const id = await waitingJob(s, 'working\n');
@@ -48,7 +49,7 @@ describe("a person's stop while the call waits", () => {
     expect(result.structuredContent).toMatchObject({ kind: 'foreground', stopped: 'cancelled by the user', aborted: false, timedOut: false });
     // The call reported it; the job left with the result and no notice repeats it.
     expect(runtime.jobs!.list(s.id)).toEqual([]);
-    await sleep(100);
+    await jobs.settled((job) => job.id === id);
     expect(heard.filter((notice) => notice.jobId === id)).toEqual([]);
   });
 
