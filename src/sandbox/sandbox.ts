@@ -67,11 +67,11 @@ export class Sandbox {
    * @throws SandboxError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
    * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
    */
-  confine(mode: SandboxMode, cwd: string, sessionId: string | undefined): Confinement {
+  async confine(mode: SandboxMode, cwd: string, sessionId: string | undefined): Promise<Confinement> {
     const root = canonical(cwd);
     if (mode === 'danger-full-access') return { policy: { mode, runnerArgs: [] }, env: {}, root };
     const { backend, bwrapPath, network } = this.#config;
-    if (!backendUsable(backend, this.#runner, bwrapPath)) {
+    if (!(await backendUsable(backend, this.#runner, bwrapPath))) {
       throw new SandboxError(executorErrors.sandboxUnavailable(mode), 'SANDBOX_UNAVAILABLE');
     }
     const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];

@@ -61,7 +61,7 @@ export class BashTool {
       this.#checkPolicy(args);
       const mode = await this.#mode(args, context);
       if (context.signal?.aborted) throw new ToolError(bashToolErrors.aborted);
-      const spec = this.#spec(args, context, mode);
+      const spec = await this.#spec(args, context, mode);
       if (args.run_in_background) return this.#background_(args, spec, context);
       return await this.#foreground(args, spec, context);
     } catch (error) {
@@ -113,7 +113,7 @@ export class BashTool {
     throw new ToolError(bashToolErrors.approvalUnavailable(requested));
   }
 
-  #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): ExecSpec {
+  async #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ExecSpec> {
     const dshEnv = this.#deps.env.collect({
       sessionId: context.sessionId,
       callId: context.callId,
@@ -121,7 +121,7 @@ export class BashTool {
       cwd: context.cwd,
     });
     let confinement: Confinement | undefined;
-    if (mode !== undefined) confinement = this.#deps.sandbox!.confine(mode, context.cwd, context.sessionId);
+    if (mode !== undefined) confinement = await this.#deps.sandbox!.confine(mode, context.cwd, context.sessionId);
     // The canonical workspace root is the base, so confinement and launch name the same directory.
     const base = confinement?.root ?? context.cwd;
     // Only named fields reach the executor: a model's `env` or `stdin` keys never do.
