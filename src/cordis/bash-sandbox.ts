@@ -40,10 +40,12 @@ export const Config: Schema<Config> = Schema.intersect([
 export function apply(ctx: Context, config: Config): void {
   const { mode, backend, network, bwrapPath, ...executorConfig } = config;
   const executor = new LocalExecutor(executorConfig);
-  const sandbox = new Sandbox({ mode, backend, network, bwrapPath }, executor.runnerPath, [
-    executor.spills.root,
-    resolveDshHome(),
-  ]);
+  const sandbox = new Sandbox(
+    { mode, backend, network, bwrapPath },
+    executor.runnerPath,
+    [executor.spills.root, resolveDshHome()],
+    [executor.spills.root],
+  );
   ctx.set('shell', executor);
   ctx.set('sandboxPolicy', sandbox);
   closeOnDispose(ctx, async () => {

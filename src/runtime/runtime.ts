@@ -54,7 +54,9 @@ export class Runtime {
     const dshHome = resolveDshHome(options.dshHome);
     this.env = new EnvRegistry({ dshHome, locateSessionJsonl: options.locateSessionJsonl });
     if (options.sandbox) {
-      this.sandbox = new Sandbox(options.sandbox, this.executor.runnerPath, [this.executor.spills.root, dshHome]);
+      this.sandbox = new Sandbox(options.sandbox, this.executor.runnerPath, [this.executor.spills.root, dshHome], [
+        this.executor.spills.root,
+      ]);
     }
     if (options.jobs !== false) {
       this.#registry = new JobRegistry(nativeBackend, options.jobs ?? {});

@@ -37,16 +37,21 @@ export class Sandbox {
   readonly #config: SandboxConfig;
   readonly #runner: string;
   readonly #protected: string[];
+  readonly #hidden: string[];
   readonly #sessionModes = new Map<string, SandboxMode>();
   readonly #tmpDirs = new Map<string, string>();
   #tmpRoot: string | undefined;
 
-  /** `protectedPaths` hold the runtime's own state: no workspace may contain them. */
-  constructor(config: SandboxConfig, runnerPath: string, protectedPaths: string[]) {
+  /**
+   * `protectedPaths` hold the runtime's own state: no workspace may contain them. `hiddenPaths` (the spill
+   * directories of every session) are more: a confined command sees them empty.
+   */
+  constructor(config: SandboxConfig, runnerPath: string, protectedPaths: string[], hiddenPaths: string[] = []) {
     this.#config = config;
     this.defaultMode = config.mode;
     this.#runner = runnerPath;
     this.#protected = protectedPaths;
+    this.#hidden = hiddenPaths;
   }
 
   /** Escalation targets are always the two wider modes; strict widening is checked per call. */
@@ -76,6 +81,8 @@ export class Sandbox {
     }
     const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];
     if (network === 'deny') args.push('--deny-network');
+    // Other sessions' spill files and temporary directories: empty in this command's view.
+    for (const path of [...this.#hidden, this.#tmpRootDir()]) args.push('--hide', path);
     const env: Record<string, string> = {};
     if (mode === 'workspace-write') {
       this.#checkRoot(root);
@@ -109,13 +116,18 @@ export class Sandbox {
     }
   }
 
+  /** The parent of every session's temporary directory (created once, 0700). */
+  #tmpRootDir(): string {
+    this.#tmpRoot ??= mkdtempSync(join(tmpdir(), 'shellring-tmp-'));
+    return this.#tmpRoot;
+  }
+
   /** A private, per-session temporary directory, never shared with the runtime's own state. */
   #tmpFor(sessionId: string | undefined): string {
     const key = sessionId ?? '';
     let dir = this.#tmpDirs.get(key);
     if (!dir) {
-      this.#tmpRoot ??= mkdtempSync(join(tmpdir(), 'shellring-tmp-'));
-      dir = join(this.#tmpRoot, `session-${this.#tmpDirs.size + 1}`);
+      dir = join(this.#tmpRootDir(), `session-${this.#tmpDirs.size + 1}`);
       mkdirSync(dir, { mode: 0o700 });
       this.#tmpDirs.set(key, dir);
     }

@@ -1,63 +1,12 @@
 // The sandbox end to end, per backend, as root and as an unprivileged user: scenarios.mjs runs in a child process.
 import { describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runScenarios as run, users, type Facts } from './harness.js';
 
-const UNPRIVILEGED = 'shellring-sbx';
-const isRoot = process.getuid?.() === 0;
-const repo = join(import.meta.dirname, '..', '..');
 const scenarios = join(import.meta.dirname, 'scenarios.mjs');
-
-function unprivilegedUid(): number {
-  try {
-    execFileSync('id', ['-u', UNPRIVILEGED], { stdio: 'ignore' });
-  } catch {
-    execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', UNPRIVILEGED]);
-  }
-  return Number(execFileSync('id', ['-u', UNPRIVILEGED], { encoding: 'utf8' }).trim());
-}
+const runScenarios = (backend: string, user: 'root' | 'unprivileged'): Facts => run(scenarios, backend, user);
 
 type Run = { text: string; isError: boolean; value?: Record<string, any> };
-type Facts = Record<string, any>;
-
-/** The scenarios as the unprivileged user can reach them: in place, or (when the checkout sits below a directory
- * only root may enter, like /root) in a copy of what the package needs at run time under the temp directory. */
-function reachableScenarios(stage: string): string {
-  if (process.env.SHELLRING_TEST_STAGE !== '1') {
-    try {
-      execFileSync('runuser', ['-u', UNPRIVILEGED, '--', 'test', '-r', scenarios], { stdio: 'ignore' });
-      return scenarios;
-    } catch {
-      // Not reachable: stage a copy.
-    }
-  }
-  // mkdtemp makes it 0700; the unprivileged user must be able to enter it.
-  chmodSync(stage, 0o755);
-  const entries = ['package.json', 'dist', 'node_modules', 'shellring-runner', 'test/sandbox/scenarios.mjs'];
-  entries.push(...readdirSync(repo).filter((name) => name.endsWith('.node')));
-  for (const entry of entries) cpSync(join(repo, entry), join(stage, entry), { recursive: true, verbatimSymlinks: true });
-  return join(stage, 'test/sandbox/scenarios.mjs');
-}
-
-function runScenarios(backend: string, user: 'root' | 'unprivileged'): Facts {
-  const base = mkdtempSync(join(tmpdir(), `shellring-sbx-${backend}-`));
-  const stage = mkdtempSync(join(tmpdir(), 'shellring-sbx-stage-'));
-  try {
-    let command = [process.execPath, scenarios, backend, base];
-    if (user === 'unprivileged' && isRoot) {
-      const uid = unprivilegedUid();
-      chownSync(base, uid, uid);
-      command = ['runuser', '-u', UNPRIVILEGED, '--', process.execPath, reachableScenarios(stage), backend, base];
-    }
-    const out = execFileSync(command[0]!, command.slice(1), { encoding: 'utf8', timeout: 120_000 });
-    return JSON.parse(out.trim().split('\n').at(-1)!) as Facts;
-  } finally {
-    rmSync(base, { recursive: true, force: true });
-    rmSync(stage, { recursive: true, force: true });
-  }
-}
 
 const denied = (run: Run, mode: string) => {
   expect(run.isError).toBe(false);
@@ -65,8 +14,6 @@ const denied = (run: Run, mode: string) => {
   expect(run.text).toContain(`[sandbox: file access denied under ${mode} mode]`);
   expect(run.text).toContain('[sandbox: escalation available — retry this exact command once with sandbox_permissions');
 };
-
-const users = isRoot ? (['root', 'unprivileged'] as const) : (['unprivileged'] as const);
 
 describe.each(['landlock', 'bubblewrap'])('sandbox backend %s', (backend) => {
   describe.each(users)('as %s', (user) => {

@@ -2,6 +2,10 @@
 //! status, tree kill), so the thin executable and any process that forks supervisors share one implementation.
 
 pub mod caps;
+pub mod fds;
+pub mod limits;
+pub mod mount_ns;
+pub mod seccomp;
 pub mod landlock;
 pub mod plan;
 pub mod probe;

@@ -1,7 +1,9 @@
 //! What the runner was asked to do: the command, and the confinement to apply before it runs.
 
+#[derive(Default)]
 pub enum Backend {
     /// No confinement: the command runs with the runner's own authority.
+    #[default]
     None,
     /// Capabilities dropped, no_new_privs, then a Landlock ruleset.
     Landlock,
@@ -9,11 +11,27 @@ pub enum Backend {
     Bubblewrap(String),
 }
 
+#[derive(Default)]
 pub struct Plan {
     pub command: String,
     pub backend: Backend,
     pub writable: Vec<String>,
     pub deny_network: bool,
+    /// Directories hidden from a confined command (the runtime's state): empty in its view.
+    pub hidden: Vec<String>,
+    /// Cgroup directories (one per hierarchy) the command joins before it runs.
+    pub cgroups: Vec<String>,
+    /// Process-count limit of a command that runs in its own user namespace.
+    pub nproc: Option<u64>,
+    /// How the Landlock backend guards metadata: a mount namespace, else seccomp (`Auto`), or seccomp only.
+    pub isolation: Isolation,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
+pub enum Isolation {
+    #[default]
+    Auto,
+    Seccomp,
 }
 
 pub enum Invocation {
@@ -21,7 +39,7 @@ pub enum Invocation {
     Probe,
 }
 
-pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--deny-network] -c <command>\n       shellring-runner --probe\n(fd 3 must be the status socket when running a command)";
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network]\n         [--cgroup DIR]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n(fd 3 must be the status socket when running a command)";
 
 /// # Errors
 /// A message naming the bad argument.
@@ -29,6 +47,10 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let mut backend = Backend::None;
     let mut writable = Vec::new();
     let mut deny_network = false;
+    let mut hidden = Vec::new();
+    let mut cgroups = Vec::new();
+    let mut nproc = None;
+    let mut isolation = Isolation::Auto;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
@@ -37,12 +59,25 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--bwrap" => backend = Backend::Bubblewrap(value(&mut iter, arg)?),
             "--rw" => writable.push(value(&mut iter, arg)?),
             "--deny-network" => deny_network = true,
+            "--hide" => hidden.push(value(&mut iter, arg)?),
+            "--cgroup" => cgroups.push(value(&mut iter, arg)?),
+            "--nproc" => {
+                let n = value(&mut iter, arg)?;
+                nproc = Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--nproc: not a positive count: {n:?}"))?);
+            }
+            "--isolation" => {
+                isolation = match value(&mut iter, arg)?.as_str() {
+                    "auto" => Isolation::Auto,
+                    "seccomp" => Isolation::Seccomp,
+                    other => return Err(format!("--isolation: expected auto or seccomp, got {other:?}")),
+                }
+            }
             "-c" => {
                 let command = value(&mut iter, arg)?;
                 if iter.next().is_some() {
                     return Err("-c <command> must come last".into());
                 }
-                return Ok(Invocation::Run(Plan { command, backend, writable, deny_network }));
+                return Ok(Invocation::Run(Plan { command, backend, writable, deny_network, hidden, cgroups, nproc, isolation }));
             }
             other => return Err(format!("unknown argument {other:?}")),
         }

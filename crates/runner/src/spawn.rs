@@ -9,9 +9,11 @@ use nix::fcntl::OFlag;
 use nix::sys::wait::waitpid;
 use nix::unistd::{fork, ForkResult, Pid};
 
-use crate::caps;
+use seccompiler::BpfProgram;
+
 use crate::landlock::{self, Ruleset};
-use crate::plan::{Backend, Plan};
+use crate::plan::{Backend, Isolation, Plan};
+use crate::{caps, fds, limits, mount_ns, seccomp};
 
 pub struct Spawned {
     pub pid: Pid,
@@ -24,24 +26,35 @@ const STAGE_EXEC: u32 = 1;
 const STAGE_CAPS: u32 = 2;
 const STAGE_LANDLOCK: u32 = 3;
 const STAGE_PARENT_GONE: u32 = 4;
+const STAGE_FDS: u32 = 5;
+const STAGE_CGROUP: u32 = 6;
+const STAGE_NPROC: u32 = 7;
+const STAGE_SECCOMP: u32 = 8;
+/// Not a failure: no namespace was possible, so seccomp guards metadata instead (enforcement is partial).
+const STAGE_FALLBACK: u32 = 9;
+/// A namespace step failed half-way: `STAGE_NAMESPACE + index into mount_ns::STEPS`.
+const STAGE_NAMESPACE: u32 = 100;
+
+/// Everything the child applies, prepared before the fork.
+struct Layers {
+    limits: limits::Prepared,
+    namespace: Option<mount_ns::Prepared>,
+    ruleset: Option<Ruleset>,
+    /// Applied when the namespace cannot be entered (Landlock only).
+    fallback: Option<BpfProgram>,
+    network: Option<BpfProgram>,
+    /// bubblewrap installs the network filter itself, after its own setup (which needs sockets), from this fd.
+    bwrap_seccomp: Option<OwnedFd>,
+}
 
 /// # Errors
 /// The stage and OS error text when preparing, forking, confining or exec'ing failed; nothing ran then.
 pub fn command(plan: &Plan) -> Result<Spawned, String> {
     // Everything that allocates happens before the fork: after it, only async-signal-safe calls are allowed.
-    let argv_owned = argv(plan)?;
+    let (layers, mut enforcement) = layers(plan)?;
+    let argv_owned = argv(plan, layers.bwrap_seccomp.as_ref().map(|fd| fd.as_raw_fd()))?;
     let mut argv: Vec<*const libc::c_char> = argv_owned.iter().map(|s| s.as_ptr()).collect();
     argv.push(std::ptr::null());
-    let (ruleset, enforcement) = match &plan.backend {
-        Backend::None => (None, "none"),
-        Backend::Bubblewrap(_) => (None, "full"),
-        Backend::Landlock => {
-            let abi = landlock::abi();
-            let policy = landlock::Policy { writable: plan.writable.clone(), deny_network: plan.deny_network };
-            let ruleset = Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?;
-            (Some(ruleset), landlock::enforcement(abi, plan.deny_network))
-        }
-    };
     let parent = nix::unistd::getpid();
 
     // The report pipe is close-on-exec: a successful exec closes it and the read below sees end-of-file.
@@ -50,14 +63,19 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
     let pid = match unsafe { fork() } {
         Err(e) => return Err(format!("spawn: {e}")),
         Ok(ForkResult::Child) => {
-            let landlock = matches!(plan.backend, Backend::Landlock);
             // SAFETY: we are the freshly forked child; argv is a NULL-terminated array of live C strings.
-            unsafe { child(report_write.as_raw_fd(), argv.as_ptr(), ruleset.as_ref(), landlock, parent) }
+            unsafe { child(report_write.as_raw_fd(), argv.as_ptr(), &layers, parent) }
         }
         Ok(ForkResult::Parent { child }) => child,
     };
     drop(report_write);
-    match read_report(report_read) {
+    let report = loop {
+        match read_report(&report_read) {
+            Some((STAGE_FALLBACK, _)) => enforcement = "partial",
+            other => break other,
+        }
+    };
+    match report {
         None => Ok(Spawned { pid, enforcement }),
         Some((stage, errno)) => {
             let _ = waitpid(pid, None);
@@ -65,6 +83,13 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
                 STAGE_CAPS => "sandbox drop capabilities".to_string(),
                 STAGE_LANDLOCK => "sandbox landlock_restrict_self".to_string(),
                 STAGE_PARENT_GONE => "spawn: the runner ended before the command started".to_string(),
+                STAGE_FDS => "sandbox close descriptors".to_string(),
+                STAGE_CGROUP => "sandbox join cgroup".to_string(),
+                STAGE_NPROC => "sandbox process limit".to_string(),
+                STAGE_SECCOMP => "sandbox seccomp".to_string(),
+                s if s >= STAGE_NAMESPACE => {
+                    format!("sandbox namespace {}", mount_ns::STEPS.get((s - STAGE_NAMESPACE) as usize).unwrap_or(&"?"))
+                }
                 _ => format!("spawn {}", argv_owned[0].to_string_lossy()),
             };
             Err(format!("{what}: {}", std::io::Error::from_raw_os_error(errno)))
@@ -73,10 +98,10 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
 }
 
 /// The child's failure report (stage, errno), or None when exec succeeded and closed the pipe.
-fn read_report(pipe: OwnedFd) -> Option<(u32, i32)> {
+fn read_report(pipe: &OwnedFd) -> Option<(u32, i32)> {
     let mut report = [0u8; 8];
     let n = loop {
-        match nix::unistd::read(&pipe, &mut report) {
+        match nix::unistd::read(pipe, &mut report) {
             Err(Errno::EINTR) => continue,
             other => break other.unwrap_or(0),
         }
@@ -88,16 +113,67 @@ fn read_report(pipe: OwnedFd) -> Option<(u32, i32)> {
     })
 }
 
-fn argv(plan: &Plan) -> Result<Vec<CString>, String> {
+fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
+    let network = if plan.deny_network && !matches!(plan.backend, Backend::None) {
+        Some(seccomp::network_filter()?)
+    } else {
+        None
+    };
+    let mut layers = Layers {
+        limits: limits::prepare(&plan.cgroups, None)?,
+        namespace: None,
+        ruleset: None,
+        fallback: None,
+        network: None,
+        bwrap_seccomp: None,
+    };
+    let enforcement = match &plan.backend {
+        Backend::None => "none",
+        Backend::Bubblewrap(_) => {
+            if let Some(program) = network {
+                layers.bwrap_seccomp = Some(seccomp::program_fd(&program)?);
+            }
+            "full"
+        }
+        Backend::Landlock => {
+            let abi = landlock::abi();
+            let policy = landlock::Policy { writable: plan.writable.clone(), deny_network: plan.deny_network };
+            layers.ruleset = Some(Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?);
+            if plan.isolation == Isolation::Auto {
+                layers.namespace = Some(mount_ns::prepare(&plan.writable, &plan.hidden, plan.deny_network)?);
+            }
+            layers.fallback = Some(seccomp::fallback_filter()?);
+            // Its own user namespace counts the command's processes apart from the host's.
+            layers.limits = limits::prepare(&plan.cgroups, plan.nproc)?;
+            layers.network = network;
+            if plan.isolation == Isolation::Seccomp {
+                "partial"
+            } else {
+                landlock::enforcement(abi, plan.deny_network)
+            }
+        }
+    };
+    Ok((layers, enforcement))
+}
+
+fn argv(plan: &Plan, seccomp_fd: Option<RawFd>) -> Result<Vec<CString>, String> {
     let mut args: Vec<String> = Vec::new();
     if let Backend::Bubblewrap(path) = &plan.backend {
         args.extend([path.as_str(), "--die-with-parent", "--new-session", "--cap-drop", "ALL"].map(String::from));
-        args.extend(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"].map(String::from));
+        args.extend(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc"].map(String::from));
+        // A fresh /proc is writable where the kernel's settings live; bubblewrap run by root leaves /proc/sys so.
+        args.extend(["--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"].map(String::from));
+        for path in &plan.hidden {
+            args.extend(["--tmpfs".to_string(), path.clone()]);
+        }
         for path in &plan.writable {
             args.extend(["--bind".to_string(), path.clone(), path.clone()]);
         }
         if plan.deny_network {
             args.push("--unshare-net".into());
+        }
+        if let Some(fd) = seccomp_fd {
+            args.extend(["--seccomp".to_string(), fd.to_string()]);
         }
         args.push("--".into());
     }
@@ -112,13 +188,7 @@ fn argv(plan: &Plan) -> Result<Vec<CString>, String> {
 ///
 /// # Safety
 /// Must run in a freshly forked child; `argv` must be a NULL-terminated array of valid C strings.
-unsafe fn child(
-    report: RawFd,
-    argv: *const *const libc::c_char,
-    ruleset: Option<&Ruleset>,
-    drop_caps: bool,
-    parent: Pid,
-) -> ! {
+unsafe fn child(report: RawFd, argv: *const *const libc::c_char, layers: &Layers, parent: Pid) -> ! {
     libc::setsid();
     // bash dies with the runner even when the runner is SIGKILLed; the runner's own sweep covers the rest.
     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -132,20 +202,58 @@ unsafe fn child(
     for sig in [libc::SIGPIPE, libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGCHLD] {
         libc::signal(sig, libc::SIG_DFL);
     }
-    if drop_caps {
-        let errno = caps::drop_all();
-        if errno != 0 {
-            fail(report, STAGE_CAPS, errno);
-        }
+    check(report, STAGE_FDS, fds::close_above_stdio());
+    if let Some(fd) = &layers.bwrap_seccomp {
+        check(report, STAGE_FDS, fds::inherit(fd.as_raw_fd()));
     }
-    if let Some(ruleset) = ruleset {
-        let errno = ruleset.restrict_self();
-        if errno != 0 {
-            fail(report, STAGE_LANDLOCK, errno);
+    // Cgroups are joined before any user namespace: inside one, the host's cgroup files are not ours to write.
+    check(report, STAGE_CGROUP, layers.limits.join());
+    let mut fallback = false;
+    if let Some(namespace) = &layers.namespace {
+        match namespace.enter() {
+            Ok(()) => {}
+            Err(f) if f.unavailable() => fallback = true,
+            Err(f) => fail(report, STAGE_NAMESPACE + f.step as u32, f.errno),
         }
+        // Entering a user namespace may change credentials, which clears the parent-death signal: set it again.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    } else if layers.ruleset.is_some() {
+        fallback = true;
+    }
+    if fallback {
+        note(report, STAGE_FALLBACK);
+    }
+    if let Some(ruleset) = &layers.ruleset {
+        check(report, STAGE_NPROC, layers.limits.restrict());
+        check(report, STAGE_CAPS, caps::drop_all());
+        check(report, STAGE_LANDLOCK, ruleset.restrict_self());
+    }
+    if let (true, Some(filter)) = (fallback, &layers.fallback) {
+        check(report, STAGE_SECCOMP, seccomp::apply(filter));
+    }
+    if let Some(filter) = &layers.network {
+        check(report, STAGE_SECCOMP, seccomp::apply(filter));
     }
     libc::execvp(*argv, argv);
     fail(report, STAGE_EXEC, *libc::__errno_location());
+}
+
+/// # Safety
+/// Async-signal-safe; for the forked child only.
+unsafe fn check(report: RawFd, stage: u32, errno: i32) {
+    if errno != 0 {
+        fail(report, stage, errno);
+    }
+}
+
+/// A record that is not a failure; the child goes on.
+///
+/// # Safety
+/// Async-signal-safe; for the forked child only.
+unsafe fn note(report: RawFd, stage: u32) {
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&stage.to_ne_bytes());
+    libc::write(report, bytes.as_ptr().cast(), 8);
 }
 
 /// # Safety
@@ -164,7 +272,7 @@ mod tests {
     use nix::sys::wait::WaitStatus;
 
     fn plan(command: &str, backend: Backend) -> Plan {
-        Plan { command: command.into(), backend, writable: Vec::new(), deny_network: false }
+        Plan { command: command.into(), backend, ..Plan::default() }
     }
 
     #[test]

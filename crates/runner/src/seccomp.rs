@@ -1,0 +1,93 @@
+//! System-call filters (seccompiler): no new sockets but netlink when the network is denied, and, where no mount
+//! namespace is possible, no change of mode, owner, times or extended attributes anywhere.
+
+use std::collections::BTreeMap;
+use std::os::fd::OwnedFd;
+
+use seccompiler::{BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
+
+/// Calls that change file metadata. Without a read-only mount beneath them they must fail everywhere, the
+/// writable roots included: a filter cannot tell paths apart.
+const METADATA: &[i64] = &[
+    libc::SYS_chmod,
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    452, // fchmodat2
+    libc::SYS_chown,
+    libc::SYS_fchown,
+    libc::SYS_lchown,
+    libc::SYS_fchownat,
+    libc::SYS_utime,
+    libc::SYS_utimes,
+    libc::SYS_futimesat,
+    libc::SYS_utimensat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    463, // setxattrat
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
+    466, // removexattrat
+];
+
+fn arch() -> Result<seccompiler::TargetArch, String> {
+    std::env::consts::ARCH.try_into().map_err(|e| format!("seccomp: {e:?}"))
+}
+
+/// Denies creating any socket but netlink (EACCES): no TCP, no UDP, no unix socket to connect anywhere, and no
+/// raw or packet socket. io_uring is refused too, since its socket operations would pass the filter by.
+///
+/// # Errors
+/// The compiler's message; the command must then not run.
+pub fn network_filter() -> Result<BpfProgram, String> {
+    let not_netlink = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_NETLINK as u64)
+        .map_err(|e| format!("seccomp: {e}"))?;
+    let mut rules = BTreeMap::new();
+    rules.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_netlink]).map_err(|e| format!("seccomp: {e}"))?]);
+    rules.insert(libc::SYS_io_uring_setup, vec![]);
+    compile(rules, libc::EACCES)
+}
+
+/// SysV IPC objects live in the host's namespace when no IPC namespace could be made: no new ones.
+const SYSV_IPC: &[i64] = &[libc::SYS_shmget, libc::SYS_semget, libc::SYS_msgget, libc::SYS_mq_open];
+
+/// Where no namespace is possible: denies every metadata change and every new SysV IPC object (EPERM).
+///
+/// # Errors
+/// The compiler's message.
+pub fn fallback_filter() -> Result<BpfProgram, String> {
+    compile(METADATA.iter().chain(SYSV_IPC).map(|&nr| (nr, vec![])).collect(), libc::EPERM)
+}
+
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch()?)
+        .map_err(|e| format!("seccomp: {e}"))?;
+    filter.try_into().map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))
+}
+
+/// Installs `program` on the calling thread (sets no_new_privs first). Returns 0 or an errno.
+pub fn apply(program: &BpfProgram) -> i32 {
+    match seccompiler::apply_filter(program) {
+        Ok(()) => 0,
+        Err(seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e)) => e.raw_os_error().unwrap_or(libc::EINVAL),
+        Err(_) => libc::EINVAL,
+    }
+}
+
+/// The compiled program as bytes in a pipe whose writer is closed, for `bwrap --seccomp <fd>`.
+///
+/// # Errors
+/// The OS error of the pipe or the write.
+pub fn program_fd(program: &BpfProgram) -> Result<OwnedFd, String> {
+    let mut bytes = Vec::with_capacity(program.len() * 8);
+    for insn in program {
+        bytes.extend_from_slice(&insn.code.to_ne_bytes());
+        bytes.extend_from_slice(&[insn.jt, insn.jf]);
+        bytes.extend_from_slice(&insn.k.to_ne_bytes());
+    }
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| format!("seccomp pipe: {e}"))?;
+    // A filter is a few hundred bytes, far below a pipe's capacity: the write cannot block.
+    rustix::io::write(&write, &bytes).map_err(|e| format!("seccomp pipe: {e}"))?;
+    Ok(read)
+}
