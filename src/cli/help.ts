@@ -47,19 +47,29 @@ Options:
 export const SERVE_HELP = `Usage: shellring serve [options]
 
 Serves the tools over MCP streamable HTTP at http://<host>:<port>/mcp, printing the URL on stderr. Each MCP
-session is its own runtime session: its jobs are its own and end when it closes. Stop with SIGINT or SIGTERM.
+session is its own runtime session: its jobs are its own and end when it closes. Logs are JSON lines on stderr.
 
 Every request needs "Authorization: Bearer <token>". The token comes from --token-file, else the
 SHELLRING_TOKEN environment variable; with neither, a random token is generated and printed on stderr
 (allowed on a loopback address only). A request whose Origin is not the server's own is refused (403).
+GET /healthz and GET /readyz need no token; GET /metrics (Prometheus text) does.
+
+SIGTERM drains: no new sessions or calls, the calls in flight finish (up to --drain-timeout), then the
+server closes everything and exits 0. SIGINT closes at once.
 
 Options:
-  --port <port>         TCP port (default 0: an ephemeral port)
-  --host <address>      Address to listen on (default 127.0.0.1; any other needs an explicit token)
-  --token-file <file>   File holding the bearer token (one trailing newline is ignored)
-  --cwd <dir>           Every session's working directory (default: the current directory)
-  --sandbox <mode>      Confine every command: read-only, workspace-write or danger-full-access
-  -h, --help            Show this help
+  --port <port>                    TCP port (default 0: an ephemeral port)
+  --host <address>                 Address to listen on (default 127.0.0.1; any other needs an explicit token)
+  --token-file <file>              File holding the bearer token (one trailing newline is ignored)
+  --cwd <dir>                      Every session's working directory (default: the current directory)
+  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
+  --max-sessions <n>               Open sessions at most; more get 503 with Retry-After (default 500)
+  --max-commands-per-session <n>   Commands running at once in one session (default 16)
+  --max-commands <n>               Commands running at once in all sessions (default 512)
+  --idle-timeout <ms>              Close a session idle this long, its jobs killed (default 1800000; 0 never)
+  --drain-timeout <ms>             How long SIGTERM waits for calls in flight (default 30000)
+  --log-commands                   Put each command's text in the logs (off by default: commands may hold secrets)
+  -h, --help                       Show this help
 `;
 
 export const DEMO_HELP = `Usage: shellring demo

@@ -1,9 +1,13 @@
-// `shellring serve`: the MCP server on streamable HTTP until SIGINT or SIGTERM; the URL goes to stderr.
-import { serveHttp } from '../faces/mcp/http.js';
+// `shellring serve`: the MCP server on streamable HTTP; SIGTERM drains, SIGINT closes. URL (and a generated token)
+// go to stderr, then JSON logs.
+import { pino } from 'pino';
+import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
 import { directoryOption, integerOption, parseCommand, sandboxOption, UsageError } from './args.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 import { tokenOption } from './token.js';
+
+const MAX_MS = 2_147_483_647;
 
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommand('serve', argv, {
@@ -12,20 +16,49 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     cwd: { type: 'string' },
     sandbox: { type: 'string' },
     'token-file': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'max-commands-per-session': { type: 'string' },
+    'max-commands': { type: 'string' },
+    'idle-timeout': { type: 'string' },
+    'drain-timeout': { type: 'string' },
+    'log-commands': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     await write(io.stdout, SERVE_HELP);
     return 0;
   }
+  const count = (flag: string, raw: string | boolean | undefined) =>
+    integerOption('serve', flag, raw, { min: 1, max: 1_000_000, unit: 'a whole number' });
+  const ms = (flag: string, raw: string | boolean | undefined, min: number) =>
+    integerOption('serve', flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
   const port = integerOption('serve', '--port', values.port, { min: 0, max: 65_535, unit: 'a port number' });
   const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
   const cwd = directoryOption('serve', values.cwd);
   const sandboxMode = sandboxOption(values.sandbox);
+  const maxSessions = count('--max-sessions', values['max-sessions']);
+  const maxCommandsPerSession = count('--max-commands-per-session', values['max-commands-per-session']);
+  const maxCommands = count('--max-commands', values['max-commands']);
+  const idleTimeoutMs = ms('--idle-timeout', values['idle-timeout'], 0);
+  const drainTimeoutMs = ms('--drain-timeout', values['drain-timeout'], 0) ?? DEFAULT_DRAIN_TIMEOUT_MS;
   const token = tokenOption(values['token-file'], process.env);
+  // Synchronous writes: the last lines before exit must not be lost, and stderr is not the hot path.
+  const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   let server;
   try {
-    server = await serveHttp({ host, port, cwd, sandboxMode, token });
+    server = await serveHttp({
+      host,
+      port,
+      cwd,
+      sandboxMode,
+      token,
+      maxSessions,
+      maxCommandsPerSession,
+      maxCommands,
+      idleTimeoutMs,
+      logger,
+      logCommands: values['log-commands'] === true,
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'SHELLRING_NO_TOKEN') throw new UsageError((error as Error).message, 'serve');
@@ -39,7 +72,15 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (server.tokenGenerated) {
     await write(io.stderr, `shellring: token (generated for this run): ${server.token}\n`);
   }
-  await new Promise<void>((resolve) => onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => resolve()));
-  await server.close();
+  logger.info({ event: 'server.listening', url: server.url }, 'listening');
+  const signal = await new Promise<NodeJS.Signals>((resolve) => onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], resolve));
+  if (signal === 'SIGTERM') {
+    // A platform's stop: finish what is running, then go. A second SIGTERM does not cut it short.
+    process.on('SIGTERM', () => logger.warn({ event: 'signal.ignored', signal: 'SIGTERM' }, 'already draining'));
+    await server.drain(drainTimeoutMs);
+  } else {
+    await server.close();
+  }
+  logger.info({ event: 'server.stopped', signal }, 'stopped');
   return 0;
 }

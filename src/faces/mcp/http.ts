@@ -1,19 +1,22 @@
-// The MCP server over streamable HTTP (node:http): each MCP session is its own runtime session, closed with it.
-import { randomUUID } from 'node:crypto';
+// The MCP server over streamable HTTP (node:http): token, limits, idle expiry, drain, health, metrics and logs; each
+// MCP session is its own runtime session, closed with it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { pino, type Logger } from 'pino';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { Access, bracketed, isLoopback } from '../http/access.js';
-import { replyError, RPC } from '../http/reply.js';
+import type { EventStoreLimits } from '../http/event-store.js';
+import { CommandCounter, type CommandLimits } from '../http/limits.js';
+import { logObserver } from '../http/log.js';
+import { fanOut, type Observer } from '../http/observer.js';
+import { replyError, replyText, RPC } from '../http/reply.js';
+import { HttpSessions } from '../http/sessions.js';
 import { checkTokenValue, generateToken } from '../http/token.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
-import { createMcpServer } from './server.js';
 
-export interface HttpServeOptions {
+export interface HttpServeOptions extends CommandLimits {
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: an ephemeral port, reported in `url`. */
@@ -44,6 +47,24 @@ export interface HttpServeOptions {
    * (with `tokenMatches`).
    */
   consoleHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  /** Open MCP sessions at most; more get 503. Default 500. */
+  maxSessions?: number;
+  /** A session with no request for this long and no call in flight is closed. Default 30 minutes; 0 never. */
+  idleTimeoutMs?: number;
+  /** Largest request body. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** A client must send its request headers within this time. Default 10000. */
+  headersTimeoutMs?: number;
+  /** A client must send its whole request (headers and body) within this time. Default 30000. */
+  requestTimeoutMs?: number;
+  /** Bounds of each session's event store (what a reconnecting client can resume). */
+  events?: EventStoreLimits;
+  /** Where structured logs go (pino). Default: no logs. */
+  logger?: Logger;
+  /** Log each bash call's command text. Default false. */
+  logCommands?: boolean;
+  /** More observers of sessions and calls (the metrics, a console). */
+  observers?: Observer[];
 }
 
 export interface HttpServer {
@@ -57,13 +78,21 @@ export interface HttpServer {
   tokenGenerated: boolean;
   /** Open MCP sessions, by MCP session id (which is also the runtime session id). */
   sessionIds(): string[];
+  /** True once drain() or close() started: no new sessions, /readyz answers 503. */
+  readonly draining: boolean;
+  /**
+   * Stops taking new sessions and new calls, waits until the calls in flight finish (at most `timeoutMs`,
+   * default 30000), then closes everything. Resolves with the number of calls still running at the deadline.
+   */
+  drain(timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
 }
 
-interface Entry {
-  server: Server;
-  transport: StreamableHTTPServerTransport;
-}
+export const DEFAULT_MAX_SESSIONS = 500;
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** How long a refused client is asked to wait before it tries again. */
+const RETRY_AFTER_SECONDS = '5';
 
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServer> {
   if (options.runtime && (options.runtimeOptions || options.sandboxMode !== undefined)) {
@@ -82,7 +111,8 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   const access = new Access({ host, token, allowedOrigins: options.allowedOrigins });
   const consoleHandler = options.consoleHandler;
   const endpoint = options.path ?? '/mcp';
-  const cwd = options.cwd ?? process.cwd();
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const routes = options.routes ?? new SessionRoutes();
   const owned = options.runtime === undefined;
   const runtime =
@@ -91,38 +121,37 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve }),
     ));
   const unlisten = routes.listen(runtime);
-  const entries = new Map<string, Entry>();
+  const logger = options.logger ?? pino({ enabled: false });
+  const observer = fanOut([logObserver(logger, { logCommands: options.logCommands }), ...(options.observers ?? [])]);
+  let draining = false;
+  const sessions = new HttpSessions({
+    runtime,
+    routes,
+    cwd: options.cwd ?? process.cwd(),
+    counter: new CommandCounter(runtime, options),
+    observer,
+    events: options.events,
+    maxBodyBytes: options.maxBodyBytes,
+    gate: () => {
+      if (!draining) return undefined;
+      observer.refused('draining');
+      return 'this server is shutting down: the call did not run; start a new session to continue';
+    },
+  });
 
-  async function open(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const id = randomUUID();
-    const session = runtime.session({ id, cwd });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => void entries.set(id, { server, transport }),
-    });
-    const server = createMcpServer({
-      runtime,
-      session,
-      routes,
-      onClose: () => {
-        entries.delete(id);
-        void session.close();
-      },
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    } finally {
-      // Anything but a successful initialize leaves the transport without a session: nothing to keep.
-      if (transport.sessionId === undefined) {
-        await server.close().catch(() => {});
-        await session.close();
-      }
-    }
+  function full(): boolean {
+    return sessions.size + sessions.opening >= maxSessions;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // Probes need no token: they tell a platform whether to route here, and reveal nothing else.
+    if (url.pathname === '/healthz') return replyText(res, 200, 'ok\n');
+    if (url.pathname === '/readyz') {
+      if (draining) return replyText(res, 503, 'draining\n');
+      if (full()) return replyText(res, 503, `at the session limit (${maxSessions})\n`);
+      return replyText(res, 200, 'ready\n');
+    }
     if (!access.checkSite(req, res)) return;
     // The console's sign-in carries the token in its query and must reach the console before any token check.
     if (consoleHandler && req.method === 'GET' && url.pathname === '/' && url.searchParams.has('token')) {
@@ -137,18 +166,55 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const entry = entries.get(sessionId);
+      const entry = sessions.get(sessionId);
+      // An unknown id may be one that expired, or one another instance serves (lost affinity): the client starts over.
       if (!entry) return replyError(res, 404, RPC.sessionNotFound, 'Session not found');
-      return entry.transport.handleRequest(req, res);
+      return sessions.handle(entry, req, res);
     }
     if (req.method !== 'POST') return replyError(res, 400, RPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
-    return open(req, res);
+    if (draining) {
+      observer.refused('draining');
+      return replyError(res, 503, RPC.overloaded, 'Service unavailable: this server is shutting down and opens no new sessions', {
+        'retry-after': RETRY_AFTER_SECONDS,
+      });
+    }
+    if (full()) {
+      observer.refused('session-limit');
+      return replyError(
+        res,
+        503,
+        RPC.overloaded,
+        `Service unavailable: this server is at its session limit (${maxSessions}); close an unused session or retry later`,
+        { 'retry-after': RETRY_AFTER_SECONDS },
+      );
+    }
+    sessions.opening += 1;
+    try {
+      await sessions.open(req, res);
+    } finally {
+      sessions.opening -= 1;
+    }
   }
 
-  const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      replyError(res, 500, RPC.internal, `Internal error: ${(error as Error)?.message ?? String(error)}`);
-    });
+  const http = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      // The timeouts above are enforced on this tick; Node's default (30 s) would let a slow client stay far longer.
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        logger.error({ event: 'request.failed', err: error }, 'request failed');
+        replyError(res, 500, RPC.internal, `Internal error: ${(error as Error)?.message ?? String(error)}`);
+      });
+    },
+  );
+  // A client that sends garbage, or is too slow, loses its own connection and nothing else.
+  http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -158,8 +224,28 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     });
   });
   const port = (http.address() as AddressInfo).port;
+  const sweep =
+    idleTimeoutMs > 0
+      ? setInterval(() => sessions.expireIdle(idleTimeoutMs), Math.min(Math.max(idleTimeoutMs / 10, 50), 10_000))
+      : undefined;
+  sweep?.unref();
 
   let closing: Promise<void> | undefined;
+  const close = () => {
+    draining = true;
+    closing ??= (async () => {
+      if (sweep) clearInterval(sweep);
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Open SSE streams would hold http.close() forever.
+      http.closeAllConnections();
+      await sessions.closeAll('shutdown');
+      await stopped;
+      unlisten();
+      if (owned) await runtime.close();
+    })();
+    return closing;
+  };
+
   return {
     url: `http://${bracketed(host)}:${port}${endpoint}`,
     host,
@@ -167,18 +253,22 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     runtime,
     token,
     tokenGenerated: options.token === undefined,
-    sessionIds: () => [...entries.keys()],
-    close() {
-      closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        // Open SSE streams would hold http.close() forever.
-        http.closeAllConnections();
-        await Promise.all([...entries.values()].map((entry) => entry.server.close().catch(() => {})));
-        await stopped;
-        unlisten();
-        if (owned) await runtime.close();
-      })();
-      return closing;
+    sessionIds: () => sessions.ids(),
+    get draining() {
+      return draining;
     },
+    async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) {
+      draining = true;
+      logger.info({ event: 'drain.started', sessions: sessions.size, callsInFlight: sessions.callsInFlight, timeoutMs }, 'draining');
+      const deadline = Date.now() + timeoutMs;
+      while (sessions.callsInFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const left = sessions.callsInFlight;
+      // Let the last responses leave before the connections close.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await close();
+      logger.info({ event: 'drain.finished', callsCut: left }, 'drained');
+      return left;
+    },
+    close,
   };
 }

@@ -21,6 +21,8 @@ export interface McpServerOptions {
   routes: SessionRoutes;
   /** Runs once when the transport closes (client gone, DELETE, or server shutdown). */
   onClose?: () => void;
+  /** Judges a tool call before it runs: a returned message refuses it (the model reads `Error: <message>`). */
+  admit?: (tool: string) => string | undefined;
 }
 
 /** The logger name on completion notices, so a client can tell them from other log lines. */
@@ -34,7 +36,7 @@ export function instructionsOf(runtime: Runtime): string {
     .join('\n\n');
 }
 
-export function createMcpServer({ runtime, session, routes, onClose }: McpServerOptions): Server {
+export function createMcpServer({ runtime, session, routes, onClose, admit }: McpServerOptions): Server {
   const server = new Server(
     { name: 'shellring', version: packageVersion() },
     { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime) },
@@ -48,6 +50,8 @@ export function createMcpServer({ runtime, session, routes, onClose }: McpServer
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const refusal = admit?.(request.params.name);
+    if (refusal !== undefined) return { ...errorResult(new Error(refusal)) };
     const callId = randomUUID();
     calls.set(callId, extra.requestId);
     try {

@@ -1,0 +1,167 @@
+// The HTTP face's MCP sessions: each one an MCP server, its transport, its runtime session and its event store,
+// opened on initialize and closed by the client, by idle expiry or at shutdown.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { Session } from '../../runtime/session.js';
+import type { SessionRoutes } from '../mcp/routes.js';
+import { createMcpServer } from '../mcp/server.js';
+import { SessionEventStore, type EventStoreLimits } from './event-store.js';
+import type { CommandCounter } from './limits.js';
+import type { CloseReason, Observer } from './observer.js';
+
+export interface HttpSession {
+  readonly id: string;
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+  readonly session: Session;
+  readonly store: SessionEventStore;
+  readonly openedAt: number;
+  lastRequestAt: number;
+  callsInFlight: number;
+  closeReason?: CloseReason;
+}
+
+export interface SessionsOptions {
+  runtime: Runtime;
+  routes: SessionRoutes;
+  cwd: string;
+  counter: CommandCounter;
+  observer: Required<Observer>;
+  events?: EventStoreLimits;
+  maxBodyBytes?: number;
+  /** A refusal for a tool call before the command caps are judged (a draining server). */
+  gate: () => string | undefined;
+}
+
+export class HttpSessions {
+  readonly #open = new Map<string, HttpSession>();
+  readonly #options: SessionsOptions;
+  #callsInFlight = 0;
+  /** Initialize requests being answered: they count against the session limit before they are sessions. */
+  opening = 0;
+
+  constructor(options: SessionsOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  get callsInFlight(): number {
+    return this.#callsInFlight;
+  }
+
+  get(id: string): HttpSession | undefined {
+    return this.#open.get(id);
+  }
+
+  ids(): string[] {
+    return [...this.#open.keys()];
+  }
+
+  all(): HttpSession[] {
+    return [...this.#open.values()];
+  }
+
+  /** Answers an initialize request with a new session (or the transport's own error for anything else). */
+  async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { runtime, routes, cwd, counter, observer, gate } = this.#options;
+    const id = randomUUID();
+    const session = runtime.session({ id, cwd });
+    const store = new SessionEventStore(this.#options.events);
+    const now = Date.now();
+    let entry: HttpSession | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: store,
+      maxRequestBodySize: this.#options.maxBodyBytes,
+      onsessioninitialized: () => {
+        entry = { id, server, transport, session, store, openedAt: now, lastRequestAt: now, callsInFlight: 0 };
+        this.#open.set(id, entry);
+        observer.sessionOpened(id);
+      },
+    });
+    const offCalls = session.onCall((event) => {
+      if (event.type === 'started') {
+        if (event.tool === 'bash') counter.started(id);
+        this.#callsInFlight += 1;
+        if (entry) entry.callsInFlight += 1;
+      } else {
+        if (event.tool === 'bash') counter.ended(id);
+        this.#callsInFlight -= 1;
+        if (entry) entry.callsInFlight -= 1;
+      }
+      observer.call(event);
+    });
+    const server = createMcpServer({
+      runtime,
+      session,
+      routes,
+      admit: (tool) => {
+        const closed = gate();
+        if (closed !== undefined) return closed;
+        const refusal = counter.admit(id, tool);
+        if (refusal !== undefined) observer.refused(refusal.startsWith('too many') ? 'session-commands' : 'instance-commands', id);
+        return refusal;
+      },
+      onClose: () => {
+        offCalls();
+        if (this.#open.get(id) === entry && entry) {
+          this.#open.delete(id);
+          observer.sessionClosed(id, entry.closeReason ?? 'closed', Date.now() - entry.openedAt);
+        }
+        void session.close();
+      },
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      // Anything but a successful initialize leaves the transport without a session: nothing to keep.
+      if (transport.sessionId === undefined) {
+        offCalls();
+        await server.close().catch(() => {});
+        await session.close();
+      }
+    }
+  }
+
+  /** Passes a request to its session's transport, keeping the idle clock and the standalone stream's cursor. */
+  async handle(entry: HttpSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    entry.lastRequestAt = Date.now();
+    if (req.method === 'GET' && req.headers['last-event-id'] === undefined) {
+      // Notices stored while no stream was open reach the client as a replay on its next stream.
+      const cursor = entry.store.openStandalone();
+      if (cursor !== undefined) req.headers['last-event-id'] = cursor;
+      res.once('close', () => entry.store.closeStandalone());
+    }
+    await entry.transport.handleRequest(req, res);
+  }
+
+  /** Closes the sessions idle longer than `idleMs` with no call in flight; returns how many. */
+  expireIdle(idleMs: number, now = Date.now()): number {
+    let expired = 0;
+    for (const entry of this.#open.values()) {
+      if (entry.callsInFlight === 0 && now - entry.lastRequestAt >= idleMs) {
+        void this.close(entry, 'expired');
+        expired += 1;
+      }
+    }
+    return expired;
+  }
+
+  /** Closes one session: its transport, its jobs and processes, its spill files. */
+  async close(entry: HttpSession, reason: CloseReason): Promise<void> {
+    entry.closeReason ??= reason;
+    await entry.server.close().catch(() => {});
+    await entry.session.close();
+  }
+
+  async closeAll(reason: CloseReason): Promise<void> {
+    await Promise.all(this.all().map((entry) => this.close(entry, reason)));
+  }
+}
