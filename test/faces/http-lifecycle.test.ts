@@ -132,7 +132,7 @@ describe('idle expiry', () => {
     await until(() => processesWith(`sleep ${marker}`).length > 0, 10_000, 'the job to start');
     await until(() => !server.sessionIds().includes(sessionId), 15_000, 'the session to expire');
     await until(() => processesWith(`sleep ${marker}`).length === 0, 15_000, 'the job to be killed');
-    expect(existsSync(spill)).toBe(false);
+    await until(() => !existsSync(spill), 10_000, 'the spill file to be removed');
     expect(logs.find((line) => line.event === 'session.expired')).toMatchObject({ session: sessionId, msg: 'session expired (idle)' });
     const after = await raw(server, '/mcp', {
       method: 'POST',
