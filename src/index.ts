@@ -18,5 +18,4 @@ export type { EnvContributor, Execution } from './env/registry.js';
 export { renderForeground, parseExitStatus } from './contract/index.js';
 export { presentCall, presentResult } from './tools/present.js';
 export type { ToolResult } from './tools/tool.js';
-export { getCaptureBackend } from './capture/index.js';
 export type * from './capture/types.js';

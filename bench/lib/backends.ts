@@ -1,12 +1,12 @@
 // The two capture backends under test, loaded the way the library loads them.
 import type { CaptureBackend } from '../../src/capture/types.js';
-import { fallbackBackend } from '../../src/capture/fallback/index.js';
+import { referenceBackend } from '../../src/capture/reference/index.js';
 
-export type BackendName = 'native' | 'fallback';
+export type BackendName = 'native' | 'reference';
 
 export interface Backends {
   native: CaptureBackend;
-  fallback: CaptureBackend;
+  reference: CaptureBackend;
 }
 
 /**
@@ -16,9 +16,9 @@ export interface Backends {
 export async function loadBackends(): Promise<Backends> {
   const { nativeBackend } = await import('../../src/capture/native.js');
   if (nativeBackend.kind !== 'native') throw new Error(`expected the native backend, got ${nativeBackend.kind}`);
-  return { native: nativeBackend, fallback: fallbackBackend };
+  return { native: nativeBackend, reference: referenceBackend };
 }
 
 export async function loadBackend(name: BackendName): Promise<CaptureBackend> {
-  return name === 'fallback' ? fallbackBackend : (await loadBackends()).native;
+  return name === 'reference' ? referenceBackend : (await loadBackends()).native;
 }

@@ -1,5 +1,5 @@
 // One memory measurement in a fresh process: RSS before, during and after one capture swallows 1 GiB.
-// Run by the memory suite as `node --expose-gc memory-child.js <native|fallback|naive> <spill|ring>`, so the
+// Run by the memory suite as `node --expose-gc memory-child.js <native|reference|naive> <spill|ring>`, so the
 // heap left behind by other suites (or other cases) is not part of the figure.
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -43,7 +43,7 @@ export async function run(): Promise<SuiteResult> {
     const figures = [
       figure(naive, measure('naive', mode)),
       figure(`native capture (${title})`, measure('native', mode), naive),
-      figure(`fallback capture (${title})`, measure('fallback', mode), naive),
+      figure(`reference capture (${title})`, measure('reference', mode), naive),
     ];
     const rows = withRatios(figures);
     tables.push({ title: `RSS growth over 1 GiB, ${title}`, rows });

@@ -1,4 +1,4 @@
-// Ring suite: append + consumer read of 64 KiB and 4 KiB chunks, native vs fallback vs a Buffer.copy loop.
+// Ring suite: append + consumer read of 64 KiB and 4 KiB chunks, native vs reference vs a Buffer.copy loop.
 import { ringReadBytes } from '../../src/capture/read-bytes.js';
 import type { CaptureBackend } from '../../src/capture/types.js';
 import { loadBackends } from '../lib/backends.js';
@@ -132,15 +132,15 @@ function copyTasks(size: number): ByteTask[] {
 }
 
 export async function run(): Promise<SuiteResult> {
-  const { native, fallback } = await loadBackends();
+  const { native, reference } = await loadBackends();
   const tables: Table[] = [];
   const targets: Target[] = [];
   for (const size of SIZES) {
     verify(native, size);
-    verify(fallback, size);
+    verify(reference, size);
     const release: (() => void)[] = [];
     try {
-      const tasks = [...copyTasks(size), ...backendTasks(native, size, release), ...backendTasks(fallback, size, release)];
+      const tasks = [...copyTasks(size), ...backendTasks(native, size, release), ...backendTasks(reference, size, release)];
       const rows = withRatios(await measure(tasks, { time: 800, warmupTime: 200 }));
       tables.push({ title: `${sizeLabel(size)} chunks`, rows });
       const copy = find(rows, COPY);
@@ -169,8 +169,8 @@ export async function run(): Promise<SuiteResult> {
       'The copy loop is one Buffer.copy of the same chunk into a preallocated buffer of the same size: the memcpy ' +
         'ceiling. An append + read copies the bytes twice (into the ring, out of it); the two-copies row measures that.',
       'ringReadBytes reads into one preallocated Buffer and builds no segment list (it is ringReadInto without ' +
-        'one; the fallback goes through its ringReadInto); ringRead returns fresh Buffers (native: one per read, ' +
-        'its segments are views of it; fallback: one per segment).',
+        'one; the reference goes through its ringReadInto); ringRead returns fresh Buffers (native: one per read, ' +
+        'its segments are views of it; reference: one per segment).',
       'rss +MiB is the RSS growth over a task\'s measured phase, which runs without an event-loop turn.',
       '"write (tail + ring)" writes through the capture, so the 64000-byte stdout tail takes the chunk too.',
     ],

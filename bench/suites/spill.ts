@@ -128,12 +128,12 @@ function versusWriteSync(rows: Row[]): Row[] {
 }
 
 export async function run(): Promise<SuiteResult> {
-  const { native, fallback } = await loadBackends();
+  const { native, reference } = await loadBackends();
   const count = GiB / CHUNK;
   const rows = await withTempDir('spill', (dir) => {
     // One short pass first, so the first measured round does not pay for JIT compilation.
-    runRounds(cases([native, fallback], dir, (32 * MiB) / CHUNK), 32 * MiB, 1);
-    return versusWriteSync(withRatios(runRounds(cases([native, fallback], dir, count), count * CHUNK, ROUNDS)));
+    runRounds(cases([native, reference], dir, (32 * MiB) / CHUNK), 32 * MiB, 1);
+    return versusWriteSync(withRatios(runRounds(cases([native, reference], dir, count), count * CHUNK, ROUNDS)));
   });
   const nativeRow = find(rows, 'native capture (tail + spill)');
   const ddRow = find(rows, DD);

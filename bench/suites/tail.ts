@@ -1,4 +1,4 @@
-// Tail suite: a tail-only capture of 1 GiB in 64 KiB chunks, native vs fallback vs the naive concat-and-slice.
+// Tail suite: a tail-only capture of 1 GiB in 64 KiB chunks, native vs reference vs the naive concat-and-slice.
 import type { CaptureBackend } from '../../src/capture/types.js';
 import { loadBackends } from '../lib/backends.js';
 import { asciiChunk } from '../lib/chunks.js';
@@ -67,11 +67,11 @@ function cases(backends: CaptureBackend[], count: number): StreamCase[] {
 }
 
 export async function run(): Promise<SuiteResult> {
-  const { native, fallback } = await loadBackends();
+  const { native, reference } = await loadBackends();
   const count = GiB / CHUNK;
   // One short pass first, so the first measured round does not pay for JIT compilation.
-  runRounds(cases([native, fallback], (32 * MiB) / CHUNK), 32 * MiB, 1);
-  const rows = withRatios(runRounds(cases([native, fallback], count), count * CHUNK, ROUNDS));
+  runRounds(cases([native, reference], (32 * MiB) / CHUNK), 32 * MiB, 1);
+  const rows = withRatios(runRounds(cases([native, reference], count), count * CHUNK, ROUNDS));
   const nativeRow = find(rows, 'native capture (tail only)');
   const naiveRow = find(rows, NAIVE);
   return {

@@ -1,4 +1,4 @@
-// The capture interface shared by the native binding and the TypeScript fallback (semantics: crates/core/README.md).
+// The capture interface shared by the native binding and the TypeScript reference model (semantics: crates/core/README.md).
 
 /** 0 = stdout, 1 = stderr. */
 export type StreamId = 0 | 1;
@@ -87,7 +87,7 @@ export interface RingState {
 
 /** Operations on captures held in a registry by numeric id. Unknown ids throw `unknown capture <id>`. */
 export interface CaptureBackend {
-  readonly kind: 'native' | 'fallback';
+  readonly kind: 'native' | 'reference';
   create(options?: CaptureOptions): number;
   write(id: number, stream: StreamId, data: Uint8Array): void;
   finish(id: number): void;

@@ -1,7 +1,6 @@
 // The bash tool plugin: registers `bash` and its prompt section, job-backed while a `jobs` service exists.
 import type { Context } from 'cordis';
 import Schema from 'schemastery';
-import { nativeBackend } from '../capture/native.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { BASH_PROMPT } from '../contract/index.js';
 import { BashTool, type BashToolConfig } from '../tools/bash.js';
@@ -41,7 +40,7 @@ export function apply(ctx: Context, config: Config): void {
     mounted?.unregister();
     mounted = undefined;
     // BashTool fixes its registry and schema when built, so each swap builds a new one (cheap: one schema).
-    const tool = new BashTool({ executor: ctx.shell, capture: nativeBackend, env: ctx.shellEnv, jobs, sandbox, approval, config });
+    const tool = new BashTool({ executor: ctx.shell, env: ctx.shellEnv, jobs, sandbox, approval, config });
     const unregister = ctx.tools.register({ definition: tool.definition, call: (input, context) => tool.call(input, context) });
     mounted = { key, unregister };
   };

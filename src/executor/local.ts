@@ -19,7 +19,8 @@ export class LocalExecutor {
   readonly config: ExecutorConfig;
   readonly spills: SpillDirs;
   readonly #pool: Piscina;
-  readonly #capture: CaptureBackend = nativeBackend;
+  /** Where every command's output goes; the job registry and the tools read it from here. */
+  readonly capture: CaptureBackend = nativeBackend;
   /** The shellring-runner executable every command starts through. */
   readonly runnerPath: string;
   readonly #launches = new Set<Launch>();
@@ -133,7 +134,7 @@ export class LocalExecutor {
   #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
     if (this.#closed) throw Object.assign(new Error(executorErrors.closed), { code: 'SHELLRING_CLOSED' });
     const used = this.spills.used(spec.sessionId);
-    const captureId = this.#capture.create({
+    const captureId = this.capture.create({
       stdoutCap: spec.stdoutMaxBytes,
       stderrCap: spec.stderrMaxBytes,
       spillDir: this.spills.dirFor(spec.sessionId),
@@ -141,7 +142,7 @@ export class LocalExecutor {
       ring: ring || undefined,
     });
     const problem = workdirProblem(spec.workdir);
-    if (problem) return ProcessHandleImpl.failed(this.#capture, captureId, problem, spec.sandbox);
+    if (problem) return ProcessHandleImpl.failed(this.capture, captureId, problem, spec.sandbox);
     const launch = new Launch(this.#pool, {
       captureId,
       command: spec.command,
@@ -163,7 +164,7 @@ export class LocalExecutor {
       this.#launches.delete(launch);
       session.delete(launch);
     });
-    return new ProcessHandleImpl(this.#capture, captureId, launch, spec.sandbox);
+    return new ProcessHandleImpl(this.capture, captureId, launch, spec.sandbox);
   }
 
   async #end(launches: Launch[]): Promise<void> {

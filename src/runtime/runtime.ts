@@ -1,7 +1,6 @@
 // The runtime every face sits on: sessions, the tool list, prompt sections, notices and the jobs observer API.
 import { EventEmitter } from 'node:events';
 import { z } from 'zod';
-import { nativeBackend } from '../capture/native.js';
 import { EnvRegistry } from '../env/registry.js';
 import { resolveDshHome } from '../env/dsh-home.js';
 import { LocalExecutor } from '../executor/local.js';
@@ -59,7 +58,7 @@ export class Runtime {
       ]);
     }
     if (options.jobs !== false) {
-      this.#registry = new JobRegistry(nativeBackend, options.jobs ?? {});
+      this.#registry = new JobRegistry(this.executor.capture, options.jobs ?? {});
       this.#registry.onNotice((notice) => {
         const session = this.#sessions.get(notice.sessionId);
         if (session && !session.closed) this.#events.emit('notice', notice);
@@ -68,7 +67,6 @@ export class Runtime {
     }
     this.#bash = new BashTool({
       executor: this.executor,
-      capture: nativeBackend,
       env: this.env,
       jobs: this.#registry,
       config: { enableRunInBackground: options.enableRunInBackground, promoteOnTimeout: options.promoteOnTimeout },

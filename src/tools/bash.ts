@@ -1,6 +1,5 @@
 // The bash tool: validation, background and escalation policy, request assembly, foreground runs and job hand-off.
 import { resolve as resolvePath } from 'node:path';
-import type { CaptureBackend } from '../capture/types.js';
 import type { EnvRegistry } from '../env/registry.js';
 import type { LocalExecutor } from '../executor/local.js';
 import type { ExecSpec, ProcessHandle } from '../executor/types.js';
@@ -29,7 +28,6 @@ export interface BashToolConfig {
 
 export interface BashToolDeps {
   executor: LocalExecutor;
-  capture: CaptureBackend;
   env: EnvRegistry;
   jobs?: JobRegistry;
   config: BashToolConfig;
@@ -150,7 +148,7 @@ export class BashTool {
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
-      source: bashJobSource(handle, this.#deps.capture, this.#hint(spec.sandbox?.mode)),
+      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode)),
     });
     return textResult(jobTexts.started(job.id), { kind: 'background', jobId: job.id });
   }
@@ -164,7 +162,7 @@ export class BashTool {
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
-      source: bashJobSource(handle, this.#deps.capture, this.#hint(spec.sandbox?.mode)),
+      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode)),
       foreground: true,
     });
     const ended = await waitFor(handle, spec.timeoutMs, context.signal);

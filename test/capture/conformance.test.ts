@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fallbackBackend } from '../../src/capture/fallback/index.js';
+import { referenceBackend } from '../../src/capture/reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend, RingRead } from '../../src/capture/types.js';
 
@@ -45,7 +45,7 @@ afterAll(() => {
 });
 
 describe.each([
-  ['fallback', fallbackBackend],
+  ['reference', referenceBackend],
   ['native', nativeBackend],
 ] as [string, CaptureBackend][])('%s backend', (kind, backend) => {
   describe('registry', () => {
@@ -570,6 +570,41 @@ describe.each([
       const second = backend.ringReadInto(id, buffer);
       expect(buffer.subarray(0, second.bytes)).toEqual(GRIN);
       expect(second).toMatchObject({ from: 3, to: 7, segments: [{ kind: 'stderr', gap: false, length: 4 }] });
+      backend.free(id);
+    });
+
+    it('has no ring unless asked, and feeds writes and log lines into the ring when it has one', () => {
+      const plain = backend.create();
+      expect(() => backend.ringState(plain)).toThrowError(`capture ${plain} has no ring`);
+      backend.free(plain);
+      const id = backend.create({ ring: true });
+      backend.write(id, 0, t('out'));
+      backend.write(id, 1, EURO.subarray(0, 1));
+      backend.ringAppend(id, 'log', t('log'), true);
+      backend.finish(id);
+      const read = backend.ringRead(id, 100);
+      expect(segments(read)).toEqual([
+        ['stdout', false, 'out'],
+        ['log', true, 'log'],
+        ['stderr', false, '\xe2'],
+      ]);
+      expect(read).toMatchObject({ from: 0, to: 7, lossy: false, total: 7, earliest: 0, settled: true });
+      expect(backend.ringState(id)).toEqual({ total: 7, earliest: 0, consumer: 7, settled: true, terminalRead: true, retained: 7 });
+      backend.free(id);
+    });
+
+    it('reads output and log lines into a caller buffer', () => {
+      const id = backend.create({ ring: true });
+      backend.write(id, 0, t('hello'));
+      backend.ringAppend(id, 'log', t('!'), false);
+      const buffer = Buffer.alloc(16);
+      const read = backend.ringReadInto(id, buffer);
+      expect(buffer.subarray(0, read.bytes)).toEqual(t('hello!'));
+      expect(read.segments).toEqual([
+        { kind: 'stdout', gap: false, length: 5 },
+        { kind: 'log', gap: false, length: 1 },
+      ]);
+      expect(read).toMatchObject({ from: 0, to: 6, total: 6, earliest: 0, settled: false, lossy: false });
       backend.free(id);
     });
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { fallbackBackend } from '../../src/capture/fallback/index.js';
+import { referenceBackend } from '../../src/capture/reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend, CaptureOptions, ChunkKind, StreamId } from '../../src/capture/types.js';
 import { mulberry32, type Rng } from './prng.js';
@@ -18,7 +18,7 @@ interface Side {
 }
 
 const sides: [Side, Side] = [
-  { backend: fallbackBackend, root: fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-diff-fallback-')) },
+  { backend: referenceBackend, root: fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-diff-reference-')) },
   { backend: nativeBackend, root: fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-diff-native-')) },
 ];
 afterAll(() => sides.forEach((side) => fs.rmSync(side.root, { recursive: true, force: true })));
@@ -184,11 +184,11 @@ function runSequence(seed: number): void {
     return [b.info(id, 0).total, b.info(id, 1).total, ring.ok?.total ?? 0];
   };
   const compare = (what: string, results: unknown[]) => {
-    const [fallback, native] = results.map((result) => JSON.stringify(result));
-    if (fallback === native) return;
+    const [reference, native] = results.map((result) => JSON.stringify(result));
+    if (reference === native) return;
     throw new Error(
       `seed ${seed}: the backends differ at ${what}\nsteps:\n  ${log.join('\n  ')}\n` +
-        `fallback: ${fallback}\nnative:   ${native}`,
+        `reference: ${reference}\nnative:    ${native}`,
     );
   };
   compare('create (ids)', ids);
@@ -215,7 +215,7 @@ function runSequence(seed: number): void {
   }
 }
 
-describe('fallback and native agree', () => {
+describe('reference and native agree', () => {
   const seeds = Array.from({ length: SEQUENCES }, (_, i) => FIRST_SEED + i);
   it.each(seeds)('random sequence, seed %i', (seed) => runSequence(seed));
 
@@ -239,9 +239,9 @@ describe('fallback and native agree', () => {
             backend.free(id);
             return seen;
           });
-          const [fallback, native] = results.map((result) => JSON.stringify(result));
-          if (fallback !== native) {
-            throw new Error(`split cap=${cap} i=${i} j=${j}\nfallback: ${fallback}\nnative:   ${native}`);
+          const [reference, native] = results.map((result) => JSON.stringify(result));
+          if (reference !== native) {
+            throw new Error(`split cap=${cap} i=${i} j=${j}\nreference: ${reference}\nnative:    ${native}`);
           }
         }
       }

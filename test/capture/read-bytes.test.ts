@@ -1,6 +1,8 @@
 // ringReadBytes: a consumer read into a buffer that returns the byte count and the metadata, on both backends.
 import { describe, expect, it } from 'vitest';
-import { fallbackBackend, nativeBackend, ringReadBytes } from '../../src/capture/index.js';
+import { nativeBackend } from '../../src/capture/native.js';
+import { ringReadBytes } from '../../src/capture/read-bytes.js';
+import { referenceBackend } from '../../src/capture/reference/index.js';
 import type { CaptureBackend, RingReadMeta } from '../../src/capture/types.js';
 
 /** The same reads through ringReadInto on one capture and ringReadBytes on another, fed alike. */
@@ -34,10 +36,10 @@ function compare(backend: CaptureBackend): void {
 
 describe('ringReadBytes', () => {
   it('matches ringReadInto on the native backend', () => compare(nativeBackend));
-  it('matches ringReadInto on the fallback backend', () => compare(fallbackBackend));
+  it('matches ringReadInto on the reference backend', () => compare(referenceBackend));
 
   it('throws what ringReadInto throws', () => {
-    for (const backend of [nativeBackend, fallbackBackend]) {
+    for (const backend of [nativeBackend, referenceBackend]) {
       const id = backend.create({ ring: true });
       backend.ringAppend(id, 'stdout', Buffer.from('😀'), false);
       expect(() => ringReadBytes(backend, id, Buffer.alloc(2))).toThrow(

@@ -1,6 +1,6 @@
 // The read-table protocol of the raw binding: numbers in a caller's Float64Array, retries when it is too short.
 import { describe, expect, it } from 'vitest';
-import { fallbackBackend } from '../../src/capture/fallback/index.js';
+import { referenceBackend } from '../../src/capture/reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend } from '../../src/capture/types.js';
 import { READ_HEADER, ReadTable, SEGMENT_WIDTH } from '../../src/native/binding.js';
@@ -101,9 +101,9 @@ describe('read tables', () => {
   });
 
   // 5000 segments also pass the size past which the backend stops keeping a grown table.
-  it.each([63, 64, 65, 500, 5000])('the backend retries with a longer table: %i segments agree with the fallback', (count) => {
-    const ids = [nativeBackend, fallbackBackend].map((backend) => manySegments(backend, count));
-    const [native, fallback] = [nativeBackend, fallbackBackend].map((backend, i) => {
+  it.each([63, 64, 65, 500, 5000])('the backend retries with a longer table: %i segments agree with the reference backend', (count) => {
+    const ids = [nativeBackend, referenceBackend].map((backend) => manySegments(backend, count));
+    const [native, reference] = [nativeBackend, referenceBackend].map((backend, i) => {
       const id = ids[i]!;
       const observed = backend.ringObserve(id, 0, 1 << 20);
       const buffer = Buffer.alloc(1 << 16);
@@ -116,6 +116,6 @@ describe('read tables', () => {
     });
     expect(native!.observed.segments).toHaveLength(count);
     expect(native!.into.segments).toHaveLength(count);
-    expect(native).toEqual(fallback);
+    expect(native).toEqual(reference);
   });
 });

@@ -1,4 +1,4 @@
-// The fallback's registry: captures by numeric id, ids never reused. It lives in this module, so each thread has
+// The reference backend's registry: captures by numeric id, ids never reused. It lives in this module, so each thread has
 // its own (the native registry is shared by every thread of the process).
 import type { CaptureOptions } from '../types.js';
 import { Capture } from './capture.js';

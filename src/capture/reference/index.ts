@@ -1,4 +1,6 @@
-// The pure-TypeScript capture backend: the same semantics as the native core, for platforms without a binary.
+// The reference capture backend: a pure-TypeScript model of the native core's semantics (crates/core/README.md).
+// It is an oracle for the conformance and differential tests and a baseline for the benchmarks; the executor never
+// runs on it (its supervisors write into the native registry), so nothing in the library imports it.
 import type { CaptureBackend, RingRead, RingReadInto } from '../types.js';
 import { chunkKind, count, stream } from './args.js';
 import type { Capture } from './capture.js';
@@ -35,8 +37,8 @@ function toRead(slice: RingSlice): RingRead {
   };
 }
 
-export const fallbackBackend: CaptureBackend = {
-  kind: 'fallback',
+export const referenceBackend: CaptureBackend = {
+  kind: 'reference',
   create: (options) => createCapture(options),
   write(id, streamId, data) {
     checkId(id);

@@ -1,65 +1,20 @@
-// Unit tests of the TypeScript capture backend, one README rule (crates/core/README.md) per test.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fallbackBackend as backend } from '../../src/capture/fallback/index.js';
-import { Ring } from '../../src/capture/fallback/ring.js';
-import { Tail } from '../../src/capture/fallback/tail.js';
+// Unit tests of the reference backend's parts (UTF-8 rules, tail, ring), one README rule (crates/core/README.md) per
+// test. The backend as a whole is held to the native core's behaviour by conformance.test.ts and differential.test.ts.
+import { describe, expect, it } from 'vitest';
+import { Ring } from '../../src/capture/reference/ring.js';
+import { Tail } from '../../src/capture/reference/tail.js';
 import {
   boundaryCut,
   incompleteTailStart,
   isContinuation,
   sequenceLength,
   startSkip,
-} from '../../src/capture/fallback/utf8.js';
+} from '../../src/capture/reference/utf8.js';
 
 const b = (...bytes: number[]): Buffer => Buffer.from(bytes);
 const t = (text: string): Buffer => Buffer.from(text, 'utf8');
 const EURO = t('€'); // E2 82 AC
 const GRIN = t('😀'); // F0 9F 98 80
-
-describe('registry', () => {
-  // First in the file: this module instance has created nothing yet.
-  it('numbers captures from 1 and never reuses an id', () => {
-    const first = backend.create();
-    expect(first).toBe(1);
-    backend.free(first);
-    const second = backend.create();
-    expect(second).toBe(2);
-    backend.free(second);
-  });
-
-  it('rejects an unknown id with a coded error, also after free', () => {
-    const id = backend.create();
-    backend.free(id);
-    const calls: (() => unknown)[] = [
-      () => backend.write(id, 0, t('x')),
-      () => backend.info(id, 0),
-      () => backend.tail(id, 1),
-      () => backend.observe(id, 0, 0, 10),
-      () => backend.finish(id),
-      () => backend.ringRead(id, 10),
-      () => backend.free(id),
-    ];
-    for (const call of calls) {
-      let thrown: unknown;
-      try {
-        call();
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(Error);
-      expect((thrown as Error).message).toBe(`unknown capture ${id}`);
-      expect((thrown as { code?: string }).code).toBe('SHELLRING_UNKNOWN_CAPTURE');
-    }
-    expect(() => backend.info(987654, 0)).toThrowError('unknown capture 987654');
-  });
-
-  it('reports its kind', () => {
-    expect(backend.kind).toBe('fallback');
-  });
-});
 
 describe('UTF-8 rules', () => {
   it('recognizes continuation bytes', () => {
@@ -328,197 +283,5 @@ describe('ring', () => {
     expect(ring.state()).toMatchObject({ consumer: 8, terminalRead: false, retained: 10 });
     ring.read(5);
     expect(ring.state()).toMatchObject({ consumer: 10, terminalRead: true, retained: 4, earliest: 6 });
-  });
-});
-
-describe('capture', () => {
-  it('reports info per stream from the tail and the spill', () => {
-    const id = backend.create({ stdoutCap: 4 });
-    backend.write(id, 0, t('ab'));
-    expect(backend.info(id, 0)).toEqual({ total: 2, retained: 2, truncated: false, spill: 'none' });
-    backend.write(id, 0, t('€')); // keeps 62 E2 82 AC
-    expect(backend.info(id, 0)).toEqual({ total: 5, retained: 4, truncated: true, spill: 'unavailable' });
-    backend.write(id, 0, t('cd')); // keeps 82 AC 63 64: the start skip leaves 2
-    expect(backend.info(id, 0)).toEqual({ total: 7, retained: 2, truncated: true, spill: 'unavailable' });
-    expect(backend.tail(id, 0)).toEqual(t('cd'));
-    expect(backend.info(id, 1)).toEqual({ total: 0, retained: 0, truncated: false, spill: 'none' });
-    backend.free(id);
-  });
-
-  it('uses a 64000-byte cap per stream by default', () => {
-    const id = backend.create();
-    backend.write(id, 1, Buffer.alloc(64000, 0x61));
-    expect(backend.info(id, 1)).toMatchObject({ total: 64000, truncated: false, spill: 'none' });
-    backend.write(id, 1, t('b'));
-    expect(backend.info(id, 1)).toMatchObject({ total: 64001, retained: 64000, truncated: true });
-    backend.free(id);
-  });
-
-  it('observes the unfinished stream without its incomplete tail, then all of it once finished', () => {
-    const id = backend.create();
-    backend.write(id, 0, GRIN.subarray(0, 3));
-    expect(backend.observe(id, 0, 0, 100).data).toEqual(b());
-    backend.finish(id);
-    backend.finish(id);
-    expect(backend.observe(id, 0, 0, 100).data).toEqual(GRIN.subarray(0, 3));
-    backend.free(id);
-  });
-
-  it('has no ring unless asked, and feeds writes into the ring when it has one', () => {
-    const plain = backend.create();
-    expect(() => backend.ringState(plain)).toThrowError(`capture ${plain} has no ring`);
-    backend.free(plain);
-    const id = backend.create({ ring: true });
-    backend.write(id, 0, t('out'));
-    backend.write(id, 1, EURO.subarray(0, 1));
-    backend.ringAppend(id, 'log', t('log'), true);
-    backend.finish(id);
-    const read = backend.ringRead(id, 100);
-    expect(read.segments.map((s) => [s.kind, s.gap, s.data.toString('latin1')])).toEqual([
-      ['stdout', false, 'out'],
-      ['log', true, 'log'],
-      ['stderr', false, '\xe2'],
-    ]);
-    expect(read).toMatchObject({ from: 0, to: 7, lossy: false, total: 7, earliest: 0, settled: true });
-    expect(backend.ringState(id)).toEqual({
-      total: 7,
-      earliest: 0,
-      consumer: 7,
-      settled: true,
-      terminalRead: true,
-      retained: 7,
-    });
-    backend.free(id);
-  });
-
-  it('defaults the ring to 262144 live and 16384 settled bytes', () => {
-    const id = backend.create({ ring: {} });
-    backend.write(id, 0, Buffer.alloc(300000, 0x61));
-    expect(backend.ringState(id)).toMatchObject({ retained: 262144, earliest: 300000 - 262144 });
-    backend.finish(id);
-    backend.ringRead(id, 1 << 30);
-    expect(backend.ringState(id)).toMatchObject({ retained: 16384, terminalRead: true });
-    backend.free(id);
-  });
-
-  it('copies the caller bytes, so reusing a buffer changes nothing stored', () => {
-    const id = backend.create({ ring: true });
-    const scratch = Buffer.from('abcd');
-    backend.write(id, 0, scratch);
-    backend.ringAppend(id, 'log', scratch, false);
-    scratch.fill(0x7a);
-    expect(backend.tail(id, 0)).toEqual(t('abcd'));
-    expect(Buffer.concat(backend.ringObserve(id, 0, 100).segments.map((s) => s.data))).toEqual(t('abcdabcd'));
-    // A returned segment is a copy too: changing it leaves the ring alone.
-    backend.ringObserve(id, 0, 100).segments[0]!.data.fill(0);
-    expect(backend.ringObserve(id, 0, 100).segments[0]!.data).toEqual(t('abcd'));
-    backend.free(id);
-  });
-
-  it('reads into a caller buffer', () => {
-    const id = backend.create({ ring: true });
-    backend.write(id, 0, t('hello'));
-    backend.ringAppend(id, 'log', t('!'), false);
-    const buffer = Buffer.alloc(16);
-    const read = backend.ringReadInto(id, buffer);
-    expect(buffer.subarray(0, read.bytes)).toEqual(t('hello!'));
-    expect(read.segments).toEqual([
-      { kind: 'stdout', gap: false, length: 5 },
-      { kind: 'log', gap: false, length: 1 },
-    ]);
-    expect(read).toMatchObject({ from: 0, to: 6, total: 6, earliest: 0, settled: false, lossy: false });
-    backend.free(id);
-  });
-});
-
-describe('spill', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-spill-'));
-    fs.chmodSync(dir, 0o700);
-  });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  it('is unavailable at overflow without a directory, and none before', () => {
-    const id = backend.create({ stdoutCap: 3 });
-    backend.write(id, 0, t('abc'));
-    expect(backend.info(id, 0).spill).toBe('none');
-    backend.write(id, 0, t('d'));
-    expect(backend.info(id, 0)).toEqual({ total: 4, retained: 3, truncated: true, spill: 'unavailable' });
-    backend.free(id);
-  });
-
-  it('creates the file at the first overflow, mode 0600, holding the whole stream, complete at finish', () => {
-    const id = backend.create({ stdoutCap: 4, spillDir: dir, spillName: 'job' });
-    const file = path.join(dir, 'job.stdout.log');
-    backend.write(id, 0, t('abc'));
-    expect(fs.existsSync(file)).toBe(false);
-    backend.write(id, 0, t('def'));
-    expect(backend.info(id, 0)).toEqual({ total: 6, retained: 4, truncated: true, spill: 'active', spillPath: file });
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(fs.readFileSync(file)).toEqual(t('abcdef'));
-    backend.write(id, 0, t('ghi'));
-    expect(fs.readFileSync(file)).toEqual(t('abcdefghi'));
-    backend.finish(id);
-    expect(backend.info(id, 0)).toMatchObject({ spill: 'complete', spillPath: file });
-    expect(backend.info(id, 1)).toEqual({ total: 0, retained: 0, truncated: false, spill: 'none' });
-    expect(fs.readdirSync(dir)).toEqual(['job.stdout.log']);
-    backend.free(id);
-    expect(fs.readFileSync(file)).toEqual(t('abcdefghi'));
-  });
-
-  it('names files capture-<id> by default', () => {
-    const id = backend.create({ stderrCap: 0, spillDir: dir });
-    backend.write(id, 1, t('x'));
-    expect(backend.info(id, 1).spillPath).toBe(path.join(dir, `capture-${id}.stderr.log`));
-    backend.free(id);
-  });
-
-  it('never writes through an existing file: exclusive create makes the spill unavailable', () => {
-    const file = path.join(dir, 'taken.stdout.log');
-    fs.writeFileSync(file, 'someone else');
-    const id = backend.create({ stdoutCap: 1, spillDir: dir, spillName: 'taken' });
-    expect(() => backend.write(id, 0, t('abc'))).not.toThrow();
-    expect(backend.info(id, 0)).toEqual({ total: 3, retained: 1, truncated: true, spill: 'unavailable' });
-    expect(fs.readFileSync(file, 'utf8')).toBe('someone else');
-    backend.free(id);
-  });
-
-  it('removes the file once the stream passes the spill cap, and never creates one past it', () => {
-    const id = backend.create({ stdoutCap: 2, stderrCap: 2, spillDir: dir, spillName: 'capped', spillCap: 6 });
-    backend.write(id, 0, t('abcd'));
-    backend.write(id, 0, t('ef'));
-    expect(backend.info(id, 0).spill).toBe('active');
-    expect(fs.readFileSync(path.join(dir, 'capped.stdout.log'))).toEqual(t('abcdef'));
-    backend.write(id, 0, t('g'));
-    expect(backend.info(id, 0)).toEqual({ total: 7, retained: 2, truncated: true, spill: 'unavailable' });
-    backend.write(id, 1, t('0123456'));
-    expect(backend.info(id, 1).spill).toBe('unavailable');
-    expect(fs.readdirSync(dir)).toEqual([]);
-    backend.finish(id);
-    expect(backend.info(id, 0).spill).toBe('unavailable');
-    backend.free(id);
-  });
-
-  it('turns unavailable when its directory was removed underneath, and the call still succeeds', () => {
-    const id = backend.create({ stdoutCap: 2, spillDir: dir });
-    backend.write(id, 0, t('ab'));
-    fs.rmSync(dir, { recursive: true });
-    expect(() => backend.write(id, 0, t('cd'))).not.toThrow();
-    expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'unavailable' });
-    expect(backend.tail(id, 0)).toEqual(t('cd'));
-    backend.finish(id);
-    backend.free(id);
-  });
-
-  it('does not advertise a file unlinked underneath once finished', () => {
-    const id = backend.create({ stdoutCap: 2, spillDir: dir, spillName: 'gone' });
-    backend.write(id, 0, t('abc'));
-    const file = backend.info(id, 0).spillPath!;
-    fs.unlinkSync(file);
-    backend.write(id, 0, t('d'));
-    backend.finish(id);
-    expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'unavailable' });
-    backend.free(id);
   });
 });
