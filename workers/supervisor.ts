@@ -5,9 +5,12 @@ import * as Comlink from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { loadBinding } from '../src/native/loader.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
+import { signal, sweep } from '../src/executor/sweep.js';
 import type { SupervisorTask, SupervisorResult, SupervisorControl, KillCause } from '../src/executor/protocol.js';
 
 const binding = loadBinding();
+/** After the KILL, how long a runner may take to report before the host sweeps its tree itself. */
+const STUCK_RUNNER_MS = 1_000;
 
 export default async function supervise(task: SupervisorTask): Promise<SupervisorResult> {
   const run = new Supervised(task);
@@ -22,6 +25,9 @@ class Supervised {
   #pgid: number | undefined;
   #bashEnded = false;
   #graceTimer: NodeJS.Timeout | undefined;
+  #stuckTimer: NodeJS.Timeout | undefined;
+  /** Set while the runner lives (not yet reaped), so its pid names no other process. */
+  #runnerPid: number | undefined;
   #spawned: Promise<{ pgid: number; runnerPid: number } | null>;
   #runnerExited: Promise<void>;
   #lifeline: Readable | undefined;
@@ -74,13 +80,15 @@ class Supervised {
       binding.closeFd(errWrite);
     }
     this.#lifeline = child.stdio[3] as Readable;
+    this.#runnerPid = child.pid;
     child.then(
-      () => onRunnerExit(),
-      () => onRunnerExit(),
+      () => ((this.#runnerPid = undefined), onRunnerExit()),
+      () => ((this.#runnerPid = undefined), onRunnerExit()),
     );
 
     const status = new RunnerStatus(this.#lifeline);
     const started = await status.next();
+    clearTimeout(this.#stuckTimer);
     if (started.type !== 'started') {
       onSpawned(null);
       const failure = started.type === 'error' ? started.message : await spawnFailure(child);
@@ -91,19 +99,27 @@ class Supervised {
     }
     this.#pgid = started.pid;
     onSpawned({ pgid: started.pid, runnerPid: child.pid! });
-    if (this.#cause) this.#signalGroup('SIGTERM');
+    if (this.#cause) this.#signalGroup();
 
     const timer =
       this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
     const ended: RunnerEvent = await status.next();
     this.#bashEnded = true;
     clearTimeout(timer);
+    clearTimeout(this.#stuckTimer);
+    if (ended.type === 'eof') {
+      // The runner died without reporting (SIGKILLed, or ended by our own sweep): bash died with it
+      // (PR_SET_PDEATHSIG); what else it left in the command's group or session goes now.
+      await sweep(undefined, this.#pgid);
+    }
     await this.#drain();
     binding.finish(captureId);
     const cause = this.#cause ?? null;
     const { enforcement } = started;
     if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause, enforcement };
     if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement };
+    // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.
+    if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement };
     return { kind: 'failed', error: 'shellring-runner ended without reporting the command status', runnerFailed: true };
   }
 
@@ -111,15 +127,32 @@ class Supervised {
   #kill(cause: KillCause): void {
     if (this.#cause || this.#bashEnded) return;
     this.#cause = cause;
-    if (this.#pgid === undefined) return;
-    this.#signalGroup('SIGTERM');
+    if (this.#pgid !== undefined) return this.#signalGroup();
+    // Not started as far as we know: the command may have stopped its runner before it could report. Wake it (it
+    // then reports, and the TERM follows); if it never does, sweep its tree.
+    this.#wake(undefined);
+    this.#stuckTimer = setTimeout(() => void sweep(this.#runnerPid, undefined), this.#task.graceMs + STUCK_RUNNER_MS);
   }
 
-  #signalGroup(first: 'SIGTERM'): void {
-    signalGroup(this.#pgid!, first);
+  /** TERM to the group, then KILL after the grace. Stopped processes (a command may SIGSTOP itself, its runner or
+   * its group) get SIGCONT with each step, or a trapped TERM and the runner's report would wait for ever. A runner
+   * that still has not reported a second after the KILL is stopped again or wedged: the host sweeps its tree. */
+  #signalGroup(): void {
+    const pgid = this.#pgid!;
+    clearTimeout(this.#stuckTimer);
+    signalGroup(pgid, 'SIGTERM');
+    this.#wake(pgid);
     // KILL after the grace even if bash already ended: its group may still hold descendants.
-    this.#graceTimer = setTimeout(() => signalGroup(this.#pgid!, 'SIGKILL'), this.#task.graceMs);
-    this.#graceTimer.unref();
+    this.#graceTimer = setTimeout(() => {
+      signalGroup(pgid, 'SIGKILL');
+      this.#wake(pgid);
+      this.#stuckTimer = setTimeout(() => void sweep(this.#runnerPid, pgid), STUCK_RUNNER_MS);
+    }, this.#task.graceMs);
+  }
+
+  #wake(pgid: number | undefined): void {
+    if (pgid !== undefined) signalGroup(pgid, 'SIGCONT');
+    if (this.#runnerPid !== undefined) signal(this.#runnerPid, 'SIGCONT');
   }
 
   /** Waits a bounded time for the output pipes to reach end-of-file: a descendant may hold them open forever. */
@@ -132,19 +165,16 @@ class Supervised {
     }
   }
 
-  /** Ends the lifeline: the runner then kills every descendant left, and exits. */
+  /** Ends the lifeline: the runner then kills every descendant left, and exits (woken first if stopped). */
   #release(): void {
     clearTimeout(this.#graceTimer);
     this.#lifeline?.destroy();
+    if (this.#runnerPid !== undefined) signal(this.#runnerPid, 'SIGCONT');
   }
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the whole group has already ended.
-  }
+function signalGroup(pgid: number, name: NodeJS.Signals): void {
+  signal(-pgid, name);
 }
 
 async function spawnFailure(child: PromiseLike<{ message?: string; originalMessage?: string }>): Promise<string> {

@@ -1,3 +1,5 @@
+import { signal } from './sweep.js';
+
 // Every live command of every runtime in this process, so that a host exit can kill them all synchronously.
 
 export interface LiveCommand {
@@ -20,18 +22,12 @@ export function track(command: LiveCommand): () => void {
 }
 
 /** Kills commands now, synchronously: the group (bash and what stayed in it), then the runner, which SIGKILLs
- * every other descendant (those that left the group) before it exits. */
+ * every other descendant (those that left the group) before it exits. SIGCONT first: a command may have stopped
+ * its runner, and a stopped runner would hold its TERM. */
 export function killNow(commands: Iterable<LiveCommand>): void {
   for (const command of commands) {
     signal(-command.pgid, 'SIGKILL');
+    signal(command.runnerPid, 'SIGCONT');
     signal(command.runnerPid, 'SIGTERM');
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // ESRCH: already gone.
   }
 }

@@ -11,9 +11,13 @@ import { executorErrors } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
 import { killNow } from './live-groups.js';
+import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
 import { ProcessHandleImpl } from './handle.js';
+
+/** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
+const RUNNER_EXIT_MS = 500;
 
 export class LocalExecutor {
   readonly config: ExecutorConfig;
@@ -26,6 +30,7 @@ export class LocalExecutor {
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(input: ExecutorConfigInput = {}) {
     this.config = parseExecutorConfig(input);
@@ -117,13 +122,16 @@ export class LocalExecutor {
     this.spills.closeSession(sessionId);
   }
 
-  /** Kills everything still running, stops the workers, removes the spill directory. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /** Kills everything still running, stops the workers, removes the spill directory. Every call resolves once
+   * all of that is done. */
+  close(): Promise<void> {
     this.#closed = true;
-    await this.#end([...this.#launches]);
-    await this.#pool.destroy();
-    this.spills.close();
+    this.#closing ??= (async () => {
+      await this.#end([...this.#launches]);
+      await this.#pool.destroy();
+      this.spills.close();
+    })();
+    return this.#closing;
   }
 
   /** The worker threads, for tests that must crash one. */
@@ -170,7 +178,11 @@ export class LocalExecutor {
   async #end(launches: Launch[]): Promise<void> {
     // Synchronous kills first, so nothing keeps running while the lifelines are dropped.
     killNow(launches.flatMap((launch) => (launch.live ? [launch.live] : [])));
-    await Promise.all(launches.map((launch) => withTimeout(launch.release(), 5_000)));
+    const released = Promise.all(launches.map((launch) => launch.release()));
+    if (await within(released, RUNNER_EXIT_MS)) return;
+    // A runner that has not ended by now is stopped again or wedged: sweep its tree from here.
+    await Promise.all(launches.flatMap((launch) => (launch.live ? [sweep(launch.live.runnerPid, launch.live.pgid)] : [])));
+    await within(released, RUNNER_EXIT_MS);
   }
 }
 
@@ -192,8 +204,13 @@ function invalid(message: string): Error {
   return Object.assign(new Error(message), { code: 'SHELLRING_INVALID_REQUEST' });
 }
 
-async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+/** True when the promise settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  const settled = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
   clearTimeout(timer);
+  return settled;
 }

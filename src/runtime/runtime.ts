@@ -46,6 +46,7 @@ export class Runtime {
   readonly #sessions = new Map<string, Session>();
   readonly #events = new EventEmitter();
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(input: RuntimeOptions = {}) {
     const options = parseRuntimeOptions(input);
@@ -117,14 +118,17 @@ export class Runtime {
     return () => this.#events.off(event, listener);
   }
 
-  /** Closes every session (their jobs end without notices), stops the workers; nothing is left running. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /** Closes every session (their jobs end without notices), stops the workers; nothing is left running. A second
+   * call while the first runs resolves only when that cleanup is done. */
+  close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#sessions.values()].map((session) => session.close()));
-    await this.#registry?.close();
-    await this.executor.close();
-    this.sandbox?.close();
+    this.#closing ??= (async () => {
+      await Promise.all([...this.#sessions.values()].map((session) => session.close()));
+      await this.#registry?.close();
+      await this.executor.close();
+      this.sandbox?.close();
+    })();
+    return this.#closing;
   }
 }
 

@@ -1,0 +1,92 @@
+// Teardown against commands that attack their own supervision: stopped runners and shells, trapped TERM, a
+// descendant that keeps stopping the runner, a SIGKILLed runner. close() ends within graceMs + 2 s, a second
+// close() resolves only once cleanup is done, and no process is left (checked in /proc).
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime, type Runtime, type Session } from '../../src/index.js';
+import { background, bash, settledJob, text, until } from '../helpers/calls.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+import { processesWith } from '../helpers/processes.js';
+
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-close-faults-')));
+const GRACE_MS = 500;
+
+/** The shellring-runner process among those carrying a marker. */
+function runnerOf(marker: string): number | undefined {
+  return processesWith(marker).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('shellring-runner'));
+}
+
+function state(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return '';
+  }
+}
+
+/** Starts every kind of attack in `s`; returns the markers that must all be gone after close. */
+async function attack(s: Session, tag: string): Promise<{ markers: string[]; inFlight: Promise<unknown> }> {
+  const m = (n: number) => `${tag}${n}`;
+  // Stops its runner, then runs on.
+  await background(s, `kill -STOP $PPID; sleep ${m(1)}`);
+  // Stops itself, with a child running.
+  await background(s, `sleep ${m(2)} & kill -STOP $$; wait`);
+  // Ignores TERM and stops its runner: only the KILL after the grace ends it, and only if the runner is woken.
+  await background(s, `trap '' TERM; kill -STOP $PPID; sleep ${m(3)}`);
+  // A descendant in its own session that keeps stopping the runner.
+  await background(s, `setsid bash -c 'while :; do kill -STOP $0 2>/dev/null; sleep 0.01; done # ${m(4)}' $PPID & sleep ${m(4)}; wait`);
+  // A foreground call that stops its runner.
+  const inFlight = bash(s, `kill -STOP $PPID; sleep ${m(5)}`);
+  const markers = [1, 2, 3, 4, 5].map(m);
+  await until(() => markers.every((marker) => processesWith(marker).length >= 2), 10_000, 'every attack running');
+  // Every runner that was told to stop is stopped.
+  await until(() => [1, 3, 4, 5].every((n) => state(runnerOf(m(n)) ?? 0) === 'T'), 10_000, 'runners stopped');
+  return { markers, inFlight };
+}
+
+describe.each([
+  ['session.close()', (runtime: Runtime, s: Session) => s.close()],
+  ['runtime.close()', (runtime: Runtime) => runtime.close()],
+])('%s under attack', (name, teardown) => {
+  it('ends within graceMs + 2 s, leaves no process, and a second call waits for the cleanup', async () => {
+    const runtime = await createRuntime({ executor: { graceMs: GRACE_MS } });
+    try {
+      const s = runtime.session({ id: `attacked-${name}`, cwd: work });
+      const { markers, inFlight } = await attack(s, name.startsWith('session') ? '1235.1' : '1235.2');
+      const started = Date.now();
+      const first = teardown(runtime, s);
+      await sleep(50);
+      await teardown(runtime, s);
+      const leftAtSecond = markers.flatMap((marker) => processesWith(marker));
+      await first;
+      const elapsed = Date.now() - started;
+      expect(leftAtSecond).toEqual([]);
+      expect(elapsed).toBeLessThan(GRACE_MS + 2_000);
+      expect(text((await inFlight) as never)).toContain('[killed by signal:');
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+describe('a SIGKILLed runner', () => {
+  it('takes its command and the command’s group with it, and the job settles', async () => {
+    const runtime = await createRuntime({ executor: { graceMs: GRACE_MS } });
+    try {
+      const s = runtime.session({ id: 'runner-killed', cwd: work });
+      const job = await background(s, 'sleep 1235.31 & sleep 1235.31 & sleep 1235.31; wait');
+      await until(() => processesWith('1235.31').length >= 5, 10_000, 'the job running');
+      process.kill(runnerOf('1235.31')!, 'SIGKILL');
+      await until(() => processesWith('1235.31').length === 0, 5_000, 'the command to die with its runner');
+      await settledJob(runtime, job, 5_000);
+      expect(runtime.jobs!.list(s.id)).toMatchObject([{ id: job, state: 'failed' }]);
+    } finally {
+      await runtime.close();
+    }
+    expect(processesWith('1235.31')).toEqual([]);
+  });
+});
