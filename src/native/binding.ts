@@ -91,8 +91,13 @@ export interface NativeBinding {
   pipe(): [number, number];
   /** Closes an fd from `pipe` (fs.closeSync would warn in a worker: the fd was not opened through fs). */
   closeFd(fd: number): void;
-  /** A native thread drains `fd` into the capture's stream; the capture owns `fd` from now on. */
+  /** The native reactor drains `fd` into the capture's stream; the capture owns `fd` from now on. */
   attachReader(capture: number, stream: number, fd: number): void;
+  /**
+   * Ends the capture once every attached pipe reached end-of-file, or after `withinMs`, reading first every byte
+   * the pipes hold then; resolves (an event from the reactor, not a poll) once the capture is finished.
+   */
+  drain(capture: number, withinMs: number): Promise<void>;
   /** True once every attached pipe reached end-of-file. */
   readersDone(capture: number): boolean;
   /** Panics inside native code on purpose; for tests of the panic boundary. */

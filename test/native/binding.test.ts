@@ -27,6 +27,7 @@ describe('native binding', () => {
       [
         'attachReader',
         'closeFd',
+        'drain',
         'create',
         'finish',
         'free',

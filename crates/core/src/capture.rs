@@ -1,4 +1,4 @@
-//! One capture: stdout and stderr (tail + spill each) and an optional job ring.
+//! One capture: stdout and stderr (tail + spill each) and an optional job ring; its memory apart from its files.
 
 use std::path::PathBuf;
 
@@ -30,7 +30,7 @@ impl Stream {
         }
     }
 
-    fn kind(self) -> ChunkKind {
+    pub fn kind(self) -> ChunkKind {
         match self {
             Stream::Stdout => ChunkKind::Stdout,
             Stream::Stderr => ChunkKind::Stderr,
@@ -52,58 +52,33 @@ pub struct StreamInfo {
     pub spill_path: Option<PathBuf>,
 }
 
+/// What a capture keeps in memory: both tails, the ring and the finished flag. It does no I/O, so a lock
+/// around it is only ever held for a copy.
 #[derive(Debug)]
-struct StreamState {
-    tail: Tail,
-    spill: Spill,
-}
-
-#[derive(Debug)]
-pub struct Capture {
-    streams: [StreamState; 2],
+pub struct Memory {
+    tails: [Tail; 2],
     ring: Option<Ring>,
     finished: bool,
 }
 
-impl Capture {
-    /// A capture whose spill files are named after `id` unless the options name them.
-    pub fn new(id: u64, options: &CaptureOptions) -> Self {
-        let stem = options
-            .spill_name
-            .clone()
-            .unwrap_or_else(|| format!("capture-{id}"));
-        let stream = |s: Stream, cap: usize| StreamState {
-            tail: Tail::new(cap),
-            spill: Spill::new(
-                options.spill_dir.clone(),
-                format!("{stem}.{}.log", s.as_str()),
-                options.spill_cap,
-            ),
-        };
-        Capture {
-            streams: [
-                stream(Stream::Stdout, options.stdout_cap),
-                stream(Stream::Stderr, options.stderr_cap),
-            ],
+impl Memory {
+    pub fn new(options: &CaptureOptions) -> Self {
+        Memory {
+            tails: [Tail::new(options.stdout_cap), Tail::new(options.stderr_cap)],
             ring: options.ring.map(Ring::new),
             finished: false,
         }
     }
 
     pub fn write(&mut self, stream: Stream, data: &[u8]) {
-        let s = &mut self.streams[stream as usize];
-        s.spill.write(&s.tail, data);
-        s.tail.write(data);
+        self.tails[stream as usize].write(data);
         if let Some(ring) = &mut self.ring {
             ring.append(stream.kind(), data, false);
         }
     }
 
-    /// Closes both spills, marks the capture finished and settles the ring. Idempotent.
+    /// Marks the memory finished and settles the ring. Idempotent.
     pub fn finish(&mut self) {
-        for s in &mut self.streams {
-            s.spill.finish();
-        }
         self.finished = true;
         if let Some(ring) = &mut self.ring {
             ring.settle();
@@ -114,25 +89,96 @@ impl Capture {
         self.finished
     }
 
+    pub fn tail(&self, stream: Stream) -> &Tail {
+        &self.tails[stream as usize]
+    }
+
+    /// An observer read of `stream`'s tail as a view; an incomplete last sequence is held back until finished.
+    pub fn observe_view(&self, stream: Stream, from: u64, max: usize) -> ObservedView<'_> {
+        self.tails[stream as usize].observe_view(from, max, self.finished)
+    }
+
+    pub fn ring(&self) -> Option<&Ring> {
+        self.ring.as_ref()
+    }
+
+    pub fn ring_mut(&mut self) -> Option<&mut Ring> {
+        self.ring.as_mut()
+    }
+}
+
+/// The spill files of a capture: `<stem>.stdout.log` and `<stem>.stderr.log`.
+pub fn spills(id: u64, options: &CaptureOptions) -> [Spill; 2] {
+    let stem = options
+        .spill_name
+        .clone()
+        .unwrap_or_else(|| format!("capture-{id}"));
+    [Stream::Stdout, Stream::Stderr].map(|s| {
+        Spill::new(
+            options.spill_dir.clone(),
+            format!("{stem}.{}.log", s.as_str()),
+            options.spill_cap,
+        )
+    })
+}
+
+/// One capture owned by one thread (the registry shares captures through `shared::SharedCapture`).
+#[derive(Debug)]
+pub struct Capture {
+    memory: Memory,
+    spills: [Spill; 2],
+}
+
+impl Capture {
+    /// A capture whose spill files are named after `id` unless the options name them.
+    pub fn new(id: u64, options: &CaptureOptions) -> Self {
+        Capture {
+            memory: Memory::new(options),
+            spills: spills(id, options),
+        }
+    }
+
+    pub fn write(&mut self, stream: Stream, data: &[u8]) {
+        // The spill takes the chunk before the tail does, so at the first overflow the tail still holds every
+        // earlier byte and can back-fill the file.
+        let tail = self.memory.tail(stream);
+        let (a, b) = tail.window_slices();
+        self.spills[stream as usize].write(tail.total(), tail.cap(), [a, b], data);
+        self.memory.write(stream, data);
+    }
+
+    /// Closes both spills, marks the capture finished and settles the ring. Idempotent.
+    pub fn finish(&mut self) {
+        for s in &mut self.spills {
+            s.finish();
+        }
+        self.memory.finish();
+    }
+
+    pub fn finished(&self) -> bool {
+        self.memory.finished()
+    }
+
     pub fn info(&self, stream: Stream) -> StreamInfo {
-        let s = &self.streams[stream as usize];
+        let tail = self.memory.tail(stream);
+        let spill = &self.spills[stream as usize];
         StreamInfo {
-            total: s.tail.total(),
-            retained: s.tail.window_len(),
-            truncated: s.tail.dropped(),
-            spill: s.spill.state(),
-            spill_path: s.spill.path().map(PathBuf::from),
+            total: tail.total(),
+            retained: tail.window_len(),
+            truncated: tail.dropped(),
+            spill: spill.state(),
+            spill_path: spill.path().map(PathBuf::from),
         }
     }
 
     /// The retained tail window of `stream`.
     pub fn tail(&self, stream: Stream) -> Vec<u8> {
-        self.streams[stream as usize].tail.window()
+        self.memory.tail(stream).window()
     }
 
     /// The retained tail window of `stream` as at most two slices in stream order, without copying.
     pub fn tail_slices(&self, stream: Stream) -> (&[u8], &[u8]) {
-        self.streams[stream as usize].tail.window_slices()
+        self.memory.tail(stream).window_slices()
     }
 
     /// An observer read of `stream`'s tail; an incomplete last sequence is held back until finished.
@@ -142,17 +188,15 @@ impl Capture {
 
     /// [`Capture::observe`] as a view of the tail's own buffer.
     pub fn observe_view(&self, stream: Stream, from: u64, max: usize) -> ObservedView<'_> {
-        self.streams[stream as usize]
-            .tail
-            .observe_view(from, max, self.finished)
+        self.memory.observe_view(stream, from, max)
     }
 
     pub fn ring(&self) -> Option<&Ring> {
-        self.ring.as_ref()
+        self.memory.ring()
     }
 
     pub fn ring_mut(&mut self) -> Option<&mut Ring> {
-        self.ring.as_mut()
+        self.memory.ring_mut()
     }
 }
 

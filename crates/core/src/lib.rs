@@ -6,20 +6,24 @@
 pub mod capture;
 pub mod error;
 pub mod options;
-pub mod reader;
+pub mod pipe;
+pub mod reactor;
 pub mod registry;
 pub mod ring;
 pub mod ring_view;
+pub mod shared;
 pub mod spill;
+pub mod stats;
 pub mod tail;
 pub mod utf8;
 
-pub use capture::{Capture, Stream, StreamInfo};
+pub use capture::{Capture, Memory, Stream, StreamInfo};
 pub use error::Error;
 pub use options::CaptureOptions;
 pub use ring::{
     ChunkKind, ReadMeta, Ring, RingOptions, RingRead, RingReadInto, RingState, Segment, SegmentLen,
 };
 pub use ring_view::{RingView, SegmentRef};
+pub use shared::SharedCapture;
 pub use spill::{Spill, SpillState};
 pub use tail::{Observed, ObservedView, Tail};

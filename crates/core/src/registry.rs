@@ -1,26 +1,29 @@
 //! The process-global registry of captures keyed by numeric id.
 //!
-//! The map lock is held only to find a capture, and a capture's own lock only for one call, so a worker
-//! thread can write into one capture while the main thread reads another (or the same one, between
-//! writes).
+//! The map lock is held only to find a capture, and a capture's memory lock only for one copy, so a
+//! reactor thread can write into one capture while the main thread reads another (or the same one, between
+//! writes). Sizes, spill states and ring state are read without any capture lock (see `shared`).
 //!
 //! The `*_with` functions hand a view of a capture's own bytes to a closure that runs with the capture's
 //! lock held, so a binding copies straight into memory it owns; the closure must not call back into the
 //! registry (the lock is not reentrant).
 
 use std::collections::HashMap;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::time::Duration;
 
-use crate::capture::{Capture, Stream, StreamInfo};
+use crate::capture::{Memory, Stream, StreamInfo};
 use crate::error::Error;
 use crate::options::CaptureOptions;
-use crate::reader;
+use crate::reactor;
 use crate::ring::{ChunkKind, Ring, RingRead, RingReadInto, RingState};
 use crate::ring_view::RingView;
+use crate::shared::SharedCapture;
 use crate::tail::{Observed, ObservedView};
 
-type Map = HashMap<u64, Arc<Mutex<Capture>>>;
+type Map = HashMap<u64, Arc<SharedCapture>>;
 
 /// Ids start at 1 and are never reused, so a stale id can only miss, never reach another capture.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -30,25 +33,25 @@ fn map() -> &'static RwLock<Map> {
     MAP.get_or_init(|| RwLock::new(HashMap::new()))
 }
 
-// A panic caught at the binding boundary poisons the lock it held; the data behind it is still
-// consistent enough to serve other sessions, which matters more than refusing every later call.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn get(id: u64) -> Result<Arc<Mutex<Capture>>, Error> {
+fn get(id: u64) -> Result<Arc<SharedCapture>, Error> {
     let captures = map().read().unwrap_or_else(PoisonError::into_inner);
     captures.get(&id).cloned().ok_or(Error::UnknownCapture(id))
 }
 
-fn with<T>(id: u64, f: impl FnOnce(&mut Capture) -> T) -> Result<T, Error> {
-    let capture = get(id)?;
-    let mut guard = lock(&capture);
-    Ok(f(&mut guard))
+fn with<T>(id: u64, f: impl FnOnce(&mut Memory) -> T) -> Result<T, Error> {
+    Ok(get(id)?.with_memory(f))
+}
+
+fn reading<T>(id: u64, f: impl FnOnce(&Memory) -> T) -> Result<T, Error> {
+    Ok(get(id)?.read_memory(f))
 }
 
 fn with_ring<T>(id: u64, f: impl FnOnce(&mut Ring) -> T) -> Result<T, Error> {
     with(id, |c| c.ring_mut().map(f))?.ok_or(Error::NoRing(id))
+}
+
+fn reading_ring<T>(id: u64, f: impl FnOnce(&Ring) -> T) -> Result<T, Error> {
+    reading(id, |c| c.ring().map(f))?.ok_or(Error::NoRing(id))
 }
 
 /// Creates a capture and returns its id.
@@ -59,7 +62,7 @@ fn with_ring<T>(id: u64, f: impl FnOnce(&mut Ring) -> T) -> Result<T, Error> {
 pub fn create(options: CaptureOptions) -> Result<u64, Error> {
     options.validate()?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    let capture = Arc::new(Mutex::new(Capture::new(id, &options)));
+    let capture = Arc::new(SharedCapture::new(id, &options));
     map()
         .write()
         .unwrap_or_else(PoisonError::into_inner)
@@ -71,7 +74,8 @@ pub fn create(options: CaptureOptions) -> Result<u64, Error> {
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn write(id: u64, stream: Stream, data: &[u8]) -> Result<(), Error> {
-    with(id, |c| c.write(stream, data))
+    get(id)?.write(stream, data);
+    Ok(())
 }
 
 /// Finishes the capture; its pipe readers stop and anything they read later is dropped.
@@ -80,45 +84,51 @@ pub fn write(id: u64, stream: Stream, data: &[u8]) -> Result<(), Error> {
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn finish(id: u64) -> Result<(), Error> {
-    with(id, Capture::finish)?;
-    reader::stop(id);
+    get(id)?.finish();
+    reactor::stop(id);
     Ok(())
 }
 
-/// Hands the read end of a pipe to a native reader thread that drains it into the capture's `stream`.
+/// Hands the read end of a pipe (non-blocking) to the reactor, which drains it into the capture's `stream`.
 ///
 /// # Errors
 ///
-/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::Io`] when the thread cannot start;
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::Io`] when the reactor cannot start;
 /// `fd` is closed in both cases.
-pub fn attach_reader(id: u64, stream: Stream, fd: std::os::fd::RawFd) -> Result<(), Error> {
-    match get(id) {
-        Ok(capture) => reader::attach(id, capture, stream, fd),
-        Err(e) => {
-            // SAFETY: the caller handed fd over; nobody else closes it.
-            unsafe { libc::close(fd) };
-            Err(e)
-        }
-    }
+pub fn attach_reader(id: u64, stream: Stream, fd: RawFd) -> Result<(), Error> {
+    // SAFETY: the caller hands fd over; from here on it is owned (and closed) exactly once.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    reactor::attach(id, get(id)?, stream, fd)
 }
 
-/// True when every pipe attached to the capture has reached end-of-file (or none was attached).
+/// Ends the capture once its pipes reach end-of-file, or after `within`, reading every byte they hold then;
+/// `done` runs (on a reactor thread) once the capture is finished.
+///
+/// # Errors
+///
+/// [`Error::UnknownCapture`] for an id that does not exist, [`Error::Io`] when the reactor cannot start.
+pub fn drain(id: u64, within: Duration, done: reactor::Done) -> Result<(), Error> {
+    reactor::drain(id, get(id)?, within, done)
+}
+
+/// True when every pipe attached to the capture has reached end-of-file (or none was attached, or the
+/// capture is gone).
 pub fn readers_done(id: u64) -> bool {
-    reader::done(id)
+    get(id).map_or(true, |c| c.readers_done())
 }
 
 /// # Errors
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn info(id: u64, stream: Stream) -> Result<StreamInfo, Error> {
-    with(id, |c| c.info(stream))
+    Ok(get(id)?.info(stream))
 }
 
 /// # Errors
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn tail(id: u64, stream: Stream) -> Result<Vec<u8>, Error> {
-    with(id, |c| c.tail(stream))
+    reading(id, |c| c.tail(stream).window())
 }
 
 /// The retained tail window as at most two slices in stream order, handed to `f`.
@@ -131,8 +141,8 @@ pub fn tail_with<T>(
     stream: Stream,
     f: impl FnOnce(&[u8], &[u8]) -> T,
 ) -> Result<T, Error> {
-    with(id, |c| {
-        let (a, b) = c.tail_slices(stream);
+    reading(id, |c| {
+        let (a, b) = c.tail(stream).window_slices();
         f(a, b)
     })
 }
@@ -141,7 +151,7 @@ pub fn tail_with<T>(
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn observe(id: u64, stream: Stream, from: u64, max: usize) -> Result<Observed, Error> {
-    with(id, |c| c.observe(stream, from, max))
+    reading(id, |c| c.observe_view(stream, from, max).to_observed())
 }
 
 /// [`observe`] handed to `f` as a view of the tail's own buffer.
@@ -156,7 +166,7 @@ pub fn observe_with<T>(
     max: usize,
     f: impl FnOnce(&ObservedView<'_>) -> T,
 ) -> Result<T, Error> {
-    with(id, |c| f(&c.observe_view(stream, from, max)))
+    reading(id, |c| f(&c.observe_view(stream, from, max)))
 }
 
 /// # Errors
@@ -220,7 +230,7 @@ pub fn ring_read_into(id: u64, buf: &mut [u8]) -> Result<RingReadInto, Error> {
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
 pub fn ring_observe(id: u64, from: u64, max: usize) -> Result<RingRead, Error> {
-    with_ring(id, |r| r.observe(from, max))
+    reading_ring(id, |r| r.observe(from, max))
 }
 
 /// An observer read from `from` handed to `f` as a view of the ring's own bytes.
@@ -234,7 +244,7 @@ pub fn ring_observe_with<T>(
     max: usize,
     f: impl FnOnce(&RingView<'_>) -> T,
 ) -> Result<T, Error> {
-    with_ring(id, |r| f(&r.observe_view(from, max)))
+    reading_ring(id, |r| f(&r.observe_view(from, max)))
 }
 
 /// # Errors
@@ -247,8 +257,9 @@ pub fn ring_settle(id: u64) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
+/// Read without waiting for any lock: a poll of a job's progress never waits for its reader.
 pub fn ring_state(id: u64) -> Result<RingState, Error> {
-    with_ring(id, |r| r.state())
+    get(id)?.ring_state().ok_or(Error::NoRing(id))
 }
 
 /// Removes a capture and closes its spill files (a spill already written stays on disk, complete).
@@ -262,8 +273,8 @@ pub fn free(id: u64) -> Result<(), Error> {
         .unwrap_or_else(PoisonError::into_inner)
         .remove(&id)
         .ok_or(Error::UnknownCapture(id))?;
-    lock(&capture).finish();
-    reader::stop(id);
+    capture.finish();
+    reactor::stop(id);
     Ok(())
 }
 

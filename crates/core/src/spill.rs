@@ -6,8 +6,6 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
 
-use crate::tail::Tail;
-
 /// The public view of a spill's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpillState {
@@ -71,6 +69,11 @@ impl Spill {
         }
     }
 
+    /// Where the file goes when it starts; `None` without a directory.
+    pub fn target(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|dir| dir.join(&self.file_name))
+    }
+
     /// The file path, reported only while it holds the whole stream (active or complete).
     pub fn path(&self) -> Option<&Path> {
         match &self.state {
@@ -79,14 +82,20 @@ impl Spill {
         }
     }
 
-    /// Takes `data` before `tail` does, so that at the first overflow the tail still holds every earlier
-    /// byte and can back-fill the file.
-    pub fn write(&mut self, tail: &Tail, data: &[u8]) {
-        let after = tail.total() + data.len() as u64;
+    /// True when writing `len` more bytes to a stream that holds `total` bytes with a tail of `tail_cap` starts
+    /// the file: the caller must then hand [`Spill::write`] the tail's window (every earlier byte).
+    pub fn wants_window(&self, total: u64, tail_cap: usize, len: usize) -> bool {
+        matches!(self.state, State::None) && total + len as u64 > tail_cap as u64
+    }
+
+    /// Takes `data`, the chunk that follows `total` earlier bytes. At the first overflow `window` must hold
+    /// every earlier byte (the tail still does then, see [`Spill::wants_window`]); it is ignored otherwise.
+    pub fn write(&mut self, total: u64, tail_cap: usize, window: [&[u8]; 2], data: &[u8]) {
+        let after = total + data.len() as u64;
         match &mut self.state {
             State::None => {
-                if after > tail.cap() as u64 {
-                    self.start(tail, data, after);
+                if after > tail_cap as u64 {
+                    self.start(window, data, after);
                 }
             }
             State::Active { file, .. } => {
@@ -99,7 +108,7 @@ impl Spill {
         }
     }
 
-    fn start(&mut self, tail: &Tail, data: &[u8], after: u64) {
+    fn start(&mut self, window: [&[u8]; 2], data: &[u8], after: u64) {
         let Some(dir) = &self.dir else {
             self.state = State::Unavailable;
             return;
@@ -121,9 +130,7 @@ impl Spill {
             self.state = State::Unavailable;
             return;
         };
-        // Nothing was dropped yet (the tail held the whole stream until this chunk), so the window is
-        // every earlier byte.
-        let (a, b) = tail.window_slices();
+        let [a, b] = window;
         let ok =
             file.write_all(a).is_ok() && file.write_all(b).is_ok() && file.write_all(data).is_ok();
         self.state = State::Active { path, file };

@@ -11,6 +11,13 @@ use crate::guard::{error, Result, NAPI};
 /// A value created by this module, returned to JS as it is.
 pub struct JsValue(sys::napi_value);
 
+impl JsValue {
+    /// The raw handle of a value created in the current call's scope.
+    pub fn of<'a>(value: &impl napi::JsValue<'a>) -> Self {
+        JsValue(value.raw())
+    }
+}
+
 impl ToNapiValue for JsValue {
     unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> napi::Result<sys::napi_value> {
         Ok(value.0)

@@ -1,0 +1,32 @@
+//! Pipes for a child's stdout and stderr, made for the reactor: close-on-exec, the read end non-blocking
+//! and grown so a fast writer rarely waits.
+
+use std::os::fd::RawFd;
+
+use crate::error::Error;
+
+/// The pipe size asked for (capped by /proc/sys/fs/pipe-max-size).
+const PIPE_SIZE: libc::c_int = 1024 * 1024;
+
+/// Creates a pipe: both ends close-on-exec (a child started by another thread must not inherit them; the
+/// spawner's dup2 onto fd 1/2 clears the flag on the copy), the read end non-blocking.
+///
+/// # Errors
+/// The OS error of `pipe2`.
+pub fn pipe() -> Result<(RawFd, RawFd), Error> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two fds into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(Error::Io(std::io::Error::last_os_error().to_string()));
+    }
+    // SAFETY: fcntl on fds we own; growing the pipe is best effort.
+    unsafe {
+        libc::fcntl(fds[0], libc::F_SETPIPE_SZ, PIPE_SIZE);
+        libc::fcntl(
+            fds[0],
+            libc::F_SETFL,
+            libc::fcntl(fds[0], libc::F_GETFL) | libc::O_NONBLOCK,
+        );
+    }
+    Ok((fds[0], fds[1]))
+}

@@ -1,0 +1,193 @@
+//! A capture shared between threads: memory behind a short lock, each spill file behind its own, and
+//! published figures that anyone reads without waiting.
+//!
+//! File I/O happens only under a spill lock, which no reader of sizes, state or output ever takes: a thread
+//! that blocks on a slow disk delays its own stream's file, never the host. `finish` never waits for a spill
+//! lock either: when a writer holds one, that writer closes the file as it lets go.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+
+use crate::capture::{spills, Memory, Stream, StreamInfo};
+use crate::options::CaptureOptions;
+use crate::ring::RingState;
+use crate::spill::{Spill, SpillState};
+use crate::stats::Stats;
+
+#[derive(Debug)]
+pub struct SharedCapture {
+    memory: Mutex<Memory>,
+    spills: [Mutex<Spill>; 2],
+    /// Where each stream's spill file goes, for reports that must not take the spill lock.
+    targets: [Option<PathBuf>; 2],
+    stats: Stats,
+    has_ring: bool,
+    /// Set by a `finish` that found a spill lock held; that lock's holder closes the file as it lets go.
+    closing: [AtomicBool; 2],
+    /// Pipes attached and not yet at end-of-file or abandoned.
+    readers: AtomicU32,
+}
+
+// A panic caught at the binding boundary poisons the lock it held; the data behind it is still consistent
+// enough to serve other sessions, which matters more than refusing every later call.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl SharedCapture {
+    pub fn new(id: u64, options: &CaptureOptions) -> Self {
+        let spills = spills(id, options);
+        let targets = [spills[0].target(), spills[1].target()];
+        let stats = Stats::default();
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            stats.publish_spill(stream, spills[stream as usize].state());
+        }
+        let memory = Memory::new(options);
+        stats.publish(&memory);
+        SharedCapture {
+            memory: Mutex::new(memory),
+            spills: spills.map(Mutex::new),
+            targets,
+            stats,
+            has_ring: options.ring.is_some(),
+            closing: [AtomicBool::new(false), AtomicBool::new(false)],
+            readers: AtomicU32::new(0),
+        }
+    }
+
+    /// Appends `data` to `stream` (after `finish` too: the tail keeps counting, the closed file takes nothing).
+    pub fn write(&self, stream: Stream, data: &[u8]) {
+        self.append(stream, data, true);
+    }
+
+    /// Appends what a pipe gave; false (and nothing written) once the capture is finished: those bytes belong
+    /// to no result.
+    pub fn write_from_pipe(&self, stream: Stream, data: &[u8]) -> bool {
+        self.append(stream, data, false)
+    }
+
+    fn append(&self, stream: Stream, data: &[u8], after_finish: bool) -> bool {
+        let index = stream as usize;
+        let mut spill = lock(&self.spills[index]);
+        let (total, cap, window) = {
+            let mut memory = lock(&self.memory);
+            if memory.finished() && !after_finish {
+                return false;
+            }
+            let tail = memory.tail(stream);
+            let (total, cap) = (tail.total(), tail.cap());
+            // At the first overflow the file is back-filled from the tail, copied before the chunk enters it.
+            let window = if spill.wants_window(total, cap, data.len()) {
+                tail.window()
+            } else {
+                Vec::new()
+            };
+            memory.write(stream, data);
+            self.stats.publish(&memory);
+            (total, cap, window)
+        };
+        spill.write(total, cap, [&window, &[]], data);
+        self.stats.publish_spill(stream, spill.state());
+        drop(spill);
+        self.close_pending_spill(stream);
+        true
+    }
+
+    /// Marks the capture finished, settles the ring and closes the spill files (at once, or by the writer
+    /// that holds one as it lets go). Idempotent.
+    pub fn finish(&self) {
+        {
+            let mut memory = lock(&self.memory);
+            memory.finish();
+            self.stats.publish(&memory);
+        }
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let index = stream as usize;
+            if self.close_spill(stream) {
+                continue;
+            }
+            // A writer holds the lock: it closes the file as it lets go (see `close_pending_spill`). Trying once
+            // more after raising the flag covers a writer that let go before the flag was up.
+            self.closing[index].store(true, Ordering::SeqCst);
+            if self.close_spill(stream) {
+                self.closing[index].store(false, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Closes the spill file unless another thread holds its lock; true when done.
+    fn close_spill(&self, stream: Stream) -> bool {
+        let mut spill = match self.spills[stream as usize].try_lock() {
+            Ok(spill) => spill,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return false,
+        };
+        spill.finish();
+        self.stats.publish_spill(stream, spill.state());
+        true
+    }
+
+    /// Closes the file a `finish` left to this writer.
+    fn close_pending_spill(&self, stream: Stream) {
+        let index = stream as usize;
+        if !self.closing[index].load(Ordering::SeqCst) {
+            return;
+        }
+        if let Ok(mut spill) = self.spills[index].try_lock() {
+            if self.closing[index].swap(false, Ordering::SeqCst) {
+                spill.finish();
+                self.stats.publish_spill(stream, spill.state());
+            }
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.stats.finished()
+    }
+
+    /// Sizes and spill state, read without waiting for any lock.
+    pub fn info(&self, stream: Stream) -> StreamInfo {
+        let tail = self.stats.tail(stream);
+        let spill = self.stats.spill(stream);
+        let reported = matches!(spill, SpillState::Active | SpillState::Complete);
+        StreamInfo {
+            total: tail.total,
+            retained: tail.retained,
+            truncated: tail.truncated,
+            spill,
+            spill_path: self.targets[stream as usize].clone().filter(|_| reported),
+        }
+    }
+
+    /// The ring's state, read without waiting; `None` for a capture without a ring.
+    pub fn ring_state(&self) -> Option<RingState> {
+        self.has_ring.then(|| self.stats.ring())
+    }
+
+    /// Runs `f` on the memory with its lock held, then publishes what changed.
+    pub fn with_memory<T>(&self, f: impl FnOnce(&mut Memory) -> T) -> T {
+        let mut memory = lock(&self.memory);
+        let out = f(&mut memory);
+        self.stats.publish(&memory);
+        out
+    }
+
+    /// Runs `f` on the memory with its lock held, changing nothing.
+    pub fn read_memory<T>(&self, f: impl FnOnce(&Memory) -> T) -> T {
+        f(&lock(&self.memory))
+    }
+
+    pub fn reader_attached(&self) {
+        self.readers.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub fn reader_ended(&self) {
+        self.readers.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// True when every attached pipe reached end-of-file or was abandoned.
+    pub fn readers_done(&self) -> bool {
+        self.readers.load(Ordering::Acquire) == 0
+    }
+}
