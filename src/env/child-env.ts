@@ -1,6 +1,7 @@
-// Builds a child's environment: the host's minus credentials and stale DSH_*, terminal overrides, trusted env, managed env.
+// Builds a child's environment: the host's as the policy filters it (no credentials, no stale DSH_*), terminal
+// overrides, the policy's own variables, trusted env, managed env.
+import type { EnvFilter } from './policy.js';
 
-const CREDENTIAL = /KEY|PASSWORD|SECRET|TOKEN/i;
 const MANAGED = /^DSH_/i;
 
 /** Keeps tools from paging, colouring or assuming a terminal: there is none. */
@@ -14,14 +15,13 @@ export const TERMINAL_OVERRIDES: Readonly<Record<string, string>> = Object.freez
 /** Never modifies `host`; later layers win. */
 export function childEnv(
   host: NodeJS.ProcessEnv,
+  filter: EnvFilter,
+  sandboxed: boolean,
   trusted?: Readonly<Record<string, string>>,
   managed?: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(host)) {
-    if (value === undefined || CREDENTIAL.test(name) || MANAGED.test(name)) continue;
-    env[name] = value;
-  }
-  Object.assign(env, TERMINAL_OVERRIDES, trusted, managed);
+  const env = filter.inherit(host, sandboxed);
+  for (const name of Object.keys(env)) if (MANAGED.test(name)) delete env[name];
+  Object.assign(env, TERMINAL_OVERRIDES, filter.policy.set, trusted, managed);
   return env;
 }

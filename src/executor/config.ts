@@ -1,5 +1,6 @@
 // Executor configuration: one zod schema validates it once and fills the contract's defaults.
 import { z } from 'zod';
+import { envPolicySchema } from '../env/policy.js';
 
 export const MIB = 1024 * 1024;
 
@@ -28,6 +29,8 @@ export const executorConfigSchema = z
     runnerPath: z.string().min(1).optional(),
     /** Keep spill files after their session closes. */
     keepSpills: z.boolean().default(false),
+    /** Which host variables commands inherit; by default all but credentials (and agent sockets when sandboxed). */
+    env: envPolicySchema.default(envPolicySchema.parse({})),
   })
   .strict();
 

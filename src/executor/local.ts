@@ -7,6 +7,7 @@ import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
 import { nativeBackend } from '../capture/native.js';
 import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
+import { EnvFilter } from '../env/policy.js';
 import { executorErrors } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
@@ -27,6 +28,7 @@ export class LocalExecutor {
   readonly capture: CaptureBackend = nativeBackend;
   /** The shellring-runner executable every command starts through. */
   readonly runnerPath: string;
+  readonly #env: EnvFilter;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   #closed = false;
@@ -38,6 +40,7 @@ export class LocalExecutor {
     loadBinding();
     this.runnerPath = this.config.runnerPath ? checkRunner(this.config.runnerPath) : runnerPath();
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
+    this.#env = new EnvFilter(this.config.env);
     this.#pool = new Piscina({
       filename: supervisorPath(),
       minThreads: this.config.threads,
@@ -74,7 +77,7 @@ export class LocalExecutor {
       stderrMaxBytes: config.maxOutputBytes,
       maxSpillBytes: config.maxSpillBytes,
       graceMs: config.graceMs,
-      env: childEnv(process.env, request.env, request.dshEnv),
+      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.dshEnv),
       stdin: request.stdin,
       signal: request.signal,
       sessionId: request.sessionId,
@@ -213,4 +216,10 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   ]);
   clearTimeout(timer);
   return settled;
+}
+
+/** Confined by a sandbox mode narrower than full access: agent sockets stay out of its environment. */
+function sandboxed(request: ExecRequest): boolean {
+  const mode = request.sandboxPolicy?.mode;
+  return mode !== undefined && mode !== 'danger-full-access';
 }
