@@ -277,7 +277,8 @@ export class JobRegistry {
   }
 
   #pollOutput(): void {
-    for (const job of this.#jobs.values()) if (!settled(job.state)) this.#pollJob(job);
+    // A foreground call's output reaches its caller in the result; only jobs someone may follow are polled.
+    for (const job of this.#jobs.values()) if (!settled(job.state) && !job.foreground) this.#pollJob(job);
   }
 
   #pollJob(job: Job): void {
