@@ -32,6 +32,8 @@ export class ProcessHandleImpl implements ProcessHandle {
 
   #sandbox: SandboxSpec | undefined;
   #outcome: ProcessOutcome | undefined;
+  /** Told once, at release, how many bytes the command wrote and how many of them went to spill files. */
+  onRelease?: (capturedBytes: number, spilledBytes: number) => void;
 
   constructor(
     capture: CaptureBackend,
@@ -103,6 +105,20 @@ export class ProcessHandleImpl implements ProcessHandle {
   release(): void {
     if (this.#released) return;
     this.#released = true;
+    if (this.onRelease) {
+      let captured = 0;
+      let spilled = 0;
+      try {
+        for (const stream of [0, 1] as const) {
+          const info = this.#capture.info(this.captureId, stream);
+          captured += info.total;
+          if (info.spill === 'complete') spilled += info.total;
+        }
+        this.onRelease(captured, spilled);
+      } catch {
+        // Counting is for metrics only; the capture is freed regardless.
+      }
+    }
     this.#capture.free(this.captureId);
   }
 

@@ -33,6 +33,12 @@ export class LocalExecutor {
   readonly #bySession = new Map<string, Set<Launch>>();
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** Output of released commands, for metrics: every byte written, and the bytes that went to spill files. */
+  readonly output = { capturedBytes: 0, spilledBytes: 0 };
+  readonly #count = (captured: number, spilled: number) => {
+    this.output.capturedBytes += captured;
+    this.output.spilledBytes += spilled;
+  };
 
   constructor(input: ExecutorConfigInput = {}) {
     this.config = parseExecutorConfig(input);
@@ -137,6 +143,11 @@ export class LocalExecutor {
     return this.#closing;
   }
 
+  /** The supervisor pool's share of time busy since start (0..1), for metrics. */
+  get poolUtilization(): number {
+    return this.#pool.utilization;
+  }
+
   /** The worker threads, for tests that must crash one. */
   get threads(): readonly import('node:worker_threads').Worker[] {
     return this.#pool.threads;
@@ -175,7 +186,9 @@ export class LocalExecutor {
       this.#launches.delete(launch);
       session.delete(launch);
     });
-    return new ProcessHandleImpl(this.capture, captureId, launch, spec.sandbox);
+    const handle = new ProcessHandleImpl(this.capture, captureId, launch, spec.sandbox);
+    handle.onRelease = this.#count;
+    return handle;
   }
 
   async #end(launches: Launch[]): Promise<void> {

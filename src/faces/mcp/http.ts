@@ -9,6 +9,7 @@ import { Access, bracketed, isLoopback } from '../http/access.js';
 import type { EventStoreLimits } from '../http/event-store.js';
 import { CommandCounter, type CommandLimits } from '../http/limits.js';
 import { logObserver } from '../http/log.js';
+import { createMetrics } from '../http/metrics.js';
 import { fanOut, type Observer } from '../http/observer.js';
 import { replyError, replyText, RPC } from '../http/reply.js';
 import { HttpSessions } from '../http/sessions.js';
@@ -63,8 +64,10 @@ export interface HttpServeOptions extends CommandLimits {
   logger?: Logger;
   /** Log each bash call's command text. Default false. */
   logCommands?: boolean;
-  /** More observers of sessions and calls (the metrics, a console). */
+  /** More observers of sessions and calls (a console's timeline). */
   observers?: Observer[];
+  /** Serve GET /metrics (Prometheus text, token required). Default true. */
+  metrics?: boolean;
 }
 
 export interface HttpServer {
@@ -122,8 +125,17 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     ));
   const unlisten = routes.listen(runtime);
   const logger = options.logger ?? pino({ enabled: false });
-  const observer = fanOut([logObserver(logger, { logCommands: options.logCommands }), ...(options.observers ?? [])]);
   let draining = false;
+  // The metrics read the session table lazily, at scrape time, after it exists.
+  const metrics =
+    options.metrics === false
+      ? undefined
+      : createMetrics(runtime, { sessions: () => sessions.size, callsInFlight: () => sessions.callsInFlight });
+  const observer = fanOut([
+    logObserver(logger, { logCommands: options.logCommands }),
+    ...(metrics ? [metrics.observer] : []),
+    ...(options.observers ?? []),
+  ]);
   const sessions = new HttpSessions({
     runtime,
     routes,
@@ -159,6 +171,9 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     }
     if (!access.checkToken(req, res)) return;
     if (url.pathname === endpoint) return mcp(req, res);
+    if (metrics && url.pathname === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
+      return replyText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
+    }
     if (consoleHandler) return consoleHandler(req, res);
     return replyError(res, 404, RPC.serverError, `Not found: ${url.pathname}`);
   }

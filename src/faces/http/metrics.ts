@@ -1,0 +1,99 @@
+// Prometheus metrics of the HTTP face (prom-client, one registry per server): sessions, jobs by state, tool calls by
+// outcome, output bytes, worker pool use, and the process's own (event-loop delay among them).
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { Observer } from './observer.js';
+import { outcomeOf } from './outcome.js';
+
+export interface Metrics {
+  registry: Registry;
+  observer: Observer;
+}
+
+export function createMetrics(runtime: Runtime, live: { sessions(): number; callsInFlight(): number }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  const registers = [registry];
+  new Gauge({ name: 'shellring_sessions', help: 'Open MCP sessions', registers, collect() { this.set(live.sessions()); } });
+  const opened = new Counter({ name: 'shellring_sessions_opened_total', help: 'MCP sessions opened', registers });
+  const closed = new Counter({ name: 'shellring_sessions_closed_total', help: 'MCP sessions closed, by reason', labelNames: ['reason'], registers });
+  const refused = new Counter({ name: 'shellring_refused_total', help: 'Requests and calls refused, by reason', labelNames: ['reason'], registers });
+  new Gauge({
+    name: 'shellring_tool_calls_in_flight',
+    help: 'Tool calls running now',
+    registers,
+    collect() {
+      this.set(live.callsInFlight());
+    },
+  });
+  const started = new Counter({ name: 'shellring_tool_calls_started_total', help: 'Tool calls started, by tool', labelNames: ['tool'], registers });
+  const finished = new Counter({
+    name: 'shellring_tool_calls_finished_total',
+    help: 'Tool calls finished, by tool and outcome',
+    labelNames: ['tool', 'outcome'],
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'shellring_tool_call_duration_seconds',
+    help: 'Tool call duration, by tool',
+    labelNames: ['tool'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 600],
+    registers,
+  });
+  const states = ['running', 'stopping', 'completed', 'killed', 'failed'] as const;
+  new Gauge({
+    name: 'shellring_jobs',
+    help: 'Background jobs held by the registry, by state',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const counts = new Map<string, number>(states.map((state) => [state, 0]));
+      for (const job of runtime.jobs?.list() ?? []) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
+      for (const [state, n] of counts) this.set({ state }, n);
+    },
+  });
+  new Counter({
+    name: 'shellring_output_captured_bytes_total',
+    help: 'Bytes written by finished commands (stdout and stderr)',
+    registers,
+    collect() {
+      // A counter read from the executor's own running total.
+      this.reset();
+      this.inc(runtime.executor.output.capturedBytes);
+    },
+  });
+  new Counter({
+    name: 'shellring_output_spilled_bytes_total',
+    help: 'Bytes of finished commands kept whole in spill files',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(runtime.executor.output.spilledBytes);
+    },
+  });
+  new Gauge({
+    name: 'shellring_worker_pool_utilization',
+    help: 'Share of time the supervisor worker pool was busy since start (0..1)',
+    registers,
+    collect() {
+      this.set(runtime.executor.poolUtilization);
+    },
+  });
+  // Tool names come from clients: anything the runtime does not list is one label, so no client can grow the series.
+  const known = new Set(runtime.listTools().map((tool) => tool.name));
+  const label = (tool: string) => (known.has(tool) ? tool : 'other');
+  const observer: Observer = {
+    sessionOpened: () => opened.inc(),
+    sessionClosed: (_id, reason) => closed.inc({ reason }),
+    refused: (reason) => refused.inc({ reason }),
+    call: (event) => {
+      if (event.type === 'started') {
+        started.inc({ tool: label(event.tool) });
+        return;
+      }
+      finished.inc({ tool: label(event.tool), outcome: outcomeOf(event.result).outcome });
+      duration.observe({ tool: label(event.tool) }, event.durationMs / 1000);
+    },
+  };
+  return { registry, observer };
+}
