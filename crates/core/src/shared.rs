@@ -70,6 +70,10 @@ impl SharedCapture {
     fn append(&self, stream: Stream, data: &[u8], after_finish: bool) -> bool {
         let index = stream as usize;
         let mut spill = lock(&self.spills[index]);
+        // A finish that found the lock held left the file to us: it takes nothing written after the finish.
+        if self.closing[index].swap(false, Ordering::SeqCst) {
+            spill.finish();
+        }
         let (total, cap, window) = {
             let mut memory = lock(&self.memory);
             if memory.finished() && !after_finish {
@@ -189,5 +193,100 @@ impl SharedCapture {
     /// True when every attached pipe reached end-of-file or was abandoned.
     pub fn readers_done(&self) -> bool {
         self.readers.load(Ordering::Acquire) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::ring::RingOptions;
+
+    /// A thread that holds stdout's spill lock (as a writer blocked on a slow disk would) until told to go.
+    fn hold_spill(
+        capture: &std::sync::Arc<SharedCapture>,
+    ) -> (mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+        let (held_tx, held_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let c = capture.clone();
+        let holder = std::thread::spawn(move || {
+            let _spill = lock(&c.spills[0]);
+            held_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        });
+        held_rx.recv().unwrap();
+        (go_tx, holder)
+    }
+
+    #[test]
+    fn sizes_state_and_finish_never_wait_for_a_spill_lock() {
+        let dir = std::env::temp_dir().join(format!("shellring-shared-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = CaptureOptions {
+            stdout_cap: 4,
+            spill_dir: Some(dir.clone()),
+            ring: Some(RingOptions::default()),
+            ..Default::default()
+        };
+        let capture = std::sync::Arc::new(SharedCapture::new(1, &options));
+        capture.write(Stream::Stdout, b"0123456789");
+        assert_eq!(capture.info(Stream::Stdout).spill, SpillState::Active);
+        let (go, holder) = hold_spill(&capture);
+        // Each of these would block for good if it took the held lock.
+        let (done_tx, done_rx) = mpsc::channel();
+        let c = capture.clone();
+        std::thread::spawn(move || {
+            let info = c.info(Stream::Stdout);
+            let ring = c.ring_state().unwrap();
+            let tail = c.read_memory(|m| m.tail(Stream::Stdout).window());
+            c.finish();
+            done_tx.send((info, ring, tail, c.finished())).unwrap();
+        });
+        let (info, ring, tail, finished) = done_rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("no call waited for the spill lock");
+        assert_eq!((info.total, info.retained, info.truncated), (10, 4, true));
+        assert_eq!(ring.total, 10);
+        assert_eq!(tail, b"6789");
+        assert!(finished);
+        // The holder closes the file as it lets go.
+        assert_eq!(capture.info(Stream::Stdout).spill, SpillState::Active);
+        go.send(()).unwrap();
+        holder.join().unwrap();
+        capture.close_pending_spill(Stream::Stdout);
+        assert_eq!(capture.info(Stream::Stdout).spill, SpillState::Complete);
+        assert_eq!(
+            std::fs::read(dir.join("capture-1.stdout.log")).unwrap(),
+            b"0123456789"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_writer_that_held_the_lock_through_finish_closes_the_file() {
+        let dir = std::env::temp_dir().join(format!("shellring-shared-w-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = CaptureOptions {
+            stdout_cap: 4,
+            spill_dir: Some(dir.clone()),
+            ..Default::default()
+        };
+        let capture = std::sync::Arc::new(SharedCapture::new(2, &options));
+        capture.write(Stream::Stdout, b"0123456789");
+        let (go, holder) = hold_spill(&capture);
+        capture.finish();
+        go.send(()).unwrap();
+        holder.join().unwrap();
+        // The next writer through the lock (here one whose bytes arrive after the finish) closes it.
+        assert!(!capture.write_from_pipe(Stream::Stdout, b"late"));
+        capture.write(Stream::Stdout, b"!");
+        assert_eq!(capture.info(Stream::Stdout).spill, SpillState::Complete);
+        assert_eq!(
+            std::fs::read(dir.join("capture-2.stdout.log")).unwrap(),
+            b"0123456789"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
