@@ -24,6 +24,8 @@ export interface StartJob {
   source: JobSource;
   /** A foreground call waits on it: it leaves without a trace if it settles before the call's timeout. */
   foreground?: boolean;
+  /** The tool call that started it. */
+  callId?: string;
 }
 
 type KilledBy = 'owner' | 'person' | 'teardown';
@@ -95,6 +97,7 @@ export class JobRegistry {
       state: 'running',
       startedAt: Date.now(),
       foreground: request.foreground ?? false,
+      ...(request.callId !== undefined ? { callId: request.callId } : {}),
       source: request.source,
       waiters: 0,
       silenced: false,
@@ -299,7 +302,7 @@ function settled(state: JobState): boolean {
 }
 
 function info(job: Job): JobInfo {
-  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground } = job;
+  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId } = job;
   return {
     id,
     kind,
@@ -312,5 +315,6 @@ function info(job: Job): JobInfo {
     startedAt,
     settledAt,
     foreground,
+    ...(callId !== undefined ? { callId } : {}),
   };
 }

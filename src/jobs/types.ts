@@ -40,6 +40,8 @@ export interface JobInfo {
   settledAt?: number;
   /** A foreground call is still waiting on it. */
   foreground: boolean;
+  /** The tool call that started it, so a view can put its output on that call's card. */
+  callId?: string;
 }
 
 export type JobEvent =

@@ -100,6 +100,11 @@ export class Runtime {
     return session;
   }
 
+  /** The open agent sessions, oldest first. */
+  sessions(): Session[] {
+    return [...this.#sessions.values()].filter((session) => !session.closed);
+  }
+
   listTools(): ListedTool[] {
     return structuredClone(this.#listed);
   }

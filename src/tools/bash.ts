@@ -148,6 +148,7 @@ export class BashTool {
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
+      callId: context.callId,
       source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode)),
     });
     return textResult(jobTexts.started(job.id), { kind: 'background', jobId: job.id });
@@ -162,6 +163,7 @@ export class BashTool {
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
+      callId: context.callId,
       source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode)),
       foreground: true,
     });

@@ -1,0 +1,80 @@
+// The console as an approval channel: escalation requests wait here until a person allows or rejects them.
+import { EventEmitter } from 'node:events';
+import type { ApprovalOutcome, ApprovalRequest } from '../../sandbox/approval.js';
+
+export interface PendingApproval {
+  id: string;
+  sessionId: string;
+  callId?: string;
+  toolName: string;
+  /** `escalate sandbox to <mode>: <justification>`. */
+  reason: string;
+  requestedAt: number;
+}
+
+export type ApprovalDecision = 'allow-once' | 'reject';
+
+interface Waiting extends PendingApproval {
+  settle: (outcome: ApprovalOutcome) => void;
+}
+
+export class ConsoleApprovals {
+  readonly #pending = new Map<string, Waiting>();
+  readonly #events = new EventEmitter();
+  #next = 1;
+
+  /**
+   * The runtime's `approval.request` (or a fallback behind another channel): resolves once a person decides in
+   * the console, or `cancelled` when the call is aborted first. Nobody watching means the call waits, as it
+   * would on any other person's prompt; its caller's cancellation ends the wait.
+   */
+  readonly request = (request: ApprovalRequest): Promise<ApprovalOutcome> => {
+    if (request.signal?.aborted) return Promise.resolve('cancelled');
+    return new Promise<ApprovalOutcome>((resolve) => {
+      const id = `approval-${this.#next++}`;
+      const onAbort = () => finish('cancelled');
+      const finish = (outcome: ApprovalOutcome) => {
+        if (!this.#pending.delete(id)) return;
+        request.signal?.removeEventListener('abort', onAbort);
+        this.#events.emit('change');
+        resolve(outcome);
+      };
+      this.#pending.set(id, {
+        id,
+        sessionId: request.sessionId,
+        ...(request.callId !== undefined ? { callId: request.callId } : {}),
+        toolName: request.toolName,
+        reason: request.reason,
+        requestedAt: Date.now(),
+        settle: finish,
+      });
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      this.#events.emit('change');
+    });
+  };
+
+  /** The console is a channel for every session while it is mounted. */
+  readonly available = (_sessionId: string): boolean => true;
+
+  pending(): PendingApproval[] {
+    return [...this.#pending.values()].map(({ settle: _settle, ...entry }) => entry);
+  }
+
+  /** A person's decision; false when the request is no longer pending (decided, or its call ended). */
+  decide(id: string, decision: ApprovalDecision): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    entry.settle(decision === 'allow-once' ? 'allowed-once' : 'rejected');
+    return true;
+  }
+
+  /** Requests of a session that closed can no longer run: they end as cancelled. */
+  cancelSession(sessionId: string): void {
+    for (const entry of [...this.#pending.values()]) if (entry.sessionId === sessionId) entry.settle('cancelled');
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#events.on('change', listener);
+    return () => this.#events.off('change', listener);
+  }
+}

@@ -1,0 +1,84 @@
+// Live output per job: ANSI colours through ansi_up (which escapes everything else), a bounded tail in the DOM.
+import { AnsiUp } from 'ansi_up';
+
+/** Characters of output the page keeps per job; older text leaves the page (the spill file keeps it all). */
+const KEEP_CHARS = 200_000;
+
+export function converter() {
+  const ansi = new AnsiUp();
+  ansi.escape_html = true;
+  // No hyperlink escape sequence from a command becomes a live link.
+  ansi.url_allowlist = {};
+  ansi.use_classes = true;
+  return ansi;
+}
+
+class JobOutput {
+  constructor() {
+    this.parts = [];
+    this.chars = 0;
+    this.skipped = 0;
+    this.views = new Set();
+    this.ansi = { stdout: converter(), stderr: converter(), log: converter() };
+  }
+
+  add(event) {
+    const added = [];
+    if (event.skipped > 0) {
+      this.skipped += event.skipped;
+      added.push({ kind: 'skip', text: `[console: ${event.skipped} bytes not shown — the view fell behind or they left memory; the spill file has them]\n` });
+    }
+    for (const chunk of event.chunks) {
+      if (!chunk.text) continue;
+      const kind = chunk.kind === 'stderr' ? 'stderr' : chunk.kind === 'log' ? 'log' : 'stdout';
+      added.push({ kind, html: this.ansi[kind].ansi_to_html(chunk.text), chars: chunk.text.length });
+    }
+    for (const part of added) {
+      this.parts.push(part);
+      this.chars += part.chars ?? part.text.length;
+    }
+    let dropped = 0;
+    while (this.chars > KEEP_CHARS && this.parts.length > 1) {
+      const part = this.parts.shift();
+      this.chars -= part.chars ?? part.text.length;
+      dropped += 1;
+    }
+    for (const view of this.views) view(added, dropped);
+  }
+}
+
+const outputs = new Map();
+
+export function outputOf(jobId) {
+  let output = outputs.get(jobId);
+  if (!output) outputs.set(jobId, (output = new JobOutput()));
+  return output;
+}
+
+export function resetOutputs() {
+  for (const output of outputs.values()) output.views.clear();
+  outputs.clear();
+}
+
+function element(part) {
+  const span = document.createElement('span');
+  span.className = part.kind;
+  // Only ansi_up's escaped markup is ever parsed; the console's own notes are plain text.
+  if (part.html !== undefined) span.innerHTML = part.html;
+  else span.textContent = part.text;
+  return span;
+}
+
+/** Binds a <pre> to a job's output; returns the unbind function. */
+export function attach(pre, jobId) {
+  const output = outputOf(jobId);
+  pre.replaceChildren(...output.parts.map(element));
+  const view = (added, dropped) => {
+    const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+    for (let i = 0; i < dropped && pre.firstChild; i += 1) pre.firstChild.remove();
+    for (const part of added) pre.append(element(part));
+    if (follow) pre.scrollTop = pre.scrollHeight;
+  };
+  output.views.add(view);
+  return () => output.views.delete(view);
+}

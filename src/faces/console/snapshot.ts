@@ -1,0 +1,112 @@
+// What the page shows besides output: sessions, every job with its bytes, and pending approvals, as one JSON value.
+import type { Runtime } from '../../runtime/runtime.js';
+import type { ConsoleApprovals } from './approvals.js';
+import type { Timeline } from './timeline.js';
+
+export interface SessionRow {
+  id: string;
+  cwd: string;
+  /** The standing sandbox mode, or `unconfined` when the runtime has no sandbox. */
+  mode: string;
+  liveJobs: number;
+  lastActivity?: number;
+}
+
+export interface JobRow {
+  id: string;
+  kind: string;
+  label: string;
+  sessionId: string;
+  state: string;
+  detail?: string;
+  killReason?: string;
+  startedAt: number;
+  settledAt?: number;
+  bytes: number;
+  /** A tool call is still waiting on this job. */
+  waited: boolean;
+  callId?: string;
+  command: string;
+}
+
+export interface ApprovalRow {
+  id: string;
+  sessionId: string;
+  reason: string;
+  requestedAt: number;
+  command?: string;
+  cwd?: string;
+  mode?: string;
+  justification?: string;
+}
+
+export interface Snapshot {
+  now: number;
+  sandboxed: boolean;
+  modes: string[];
+  sessions: SessionRow[];
+  jobs: JobRow[];
+  approvals: ApprovalRow[];
+}
+
+export function snapshot(runtime: Runtime, timeline: Timeline, approvals: ConsoleApprovals | undefined): Snapshot {
+  const sessions = runtime.sessions();
+  timeline.prune(new Set(sessions.map((session) => session.id)));
+  const jobs: JobRow[] = (runtime.jobs?.list() ?? []).map((job) => {
+    const card = job.callId ? timeline.card(job.ownerId, job.callId) : undefined;
+    return {
+      id: job.id,
+      kind: job.kind,
+      // The person's view names a job by the call's description; its command stays one hover away.
+      label: job.description ?? job.label,
+      sessionId: job.ownerId,
+      state: job.state,
+      ...(job.detail !== undefined ? { detail: job.detail } : {}),
+      ...(job.killReason !== undefined ? { killReason: job.killReason } : {}),
+      startedAt: job.startedAt,
+      ...(job.settledAt !== undefined ? { settledAt: job.settledAt } : {}),
+      bytes: bytesOf(runtime, job.id),
+      waited: job.foreground && (job.state === 'running' || job.state === 'stopping'),
+      ...(job.callId !== undefined ? { callId: job.callId } : {}),
+      command: card?.command ?? job.label,
+    };
+  });
+  const live = new Map<string, number>();
+  for (const job of jobs) {
+    if (job.state === 'running' || job.state === 'stopping') live.set(job.sessionId, (live.get(job.sessionId) ?? 0) + 1);
+  }
+  return {
+    now: Date.now(),
+    sandboxed: runtime.sandbox !== undefined,
+    modes: runtime.sandbox ? [...runtime.sandbox.modes] : [],
+    sessions: sessions.map((session) => ({
+      id: session.id,
+      cwd: session.cwd,
+      mode: runtime.sandbox?.modeFor(session.id) ?? 'unconfined',
+      liveJobs: live.get(session.id) ?? 0,
+      ...(timeline.lastActivity(session.id) !== undefined ? { lastActivity: timeline.lastActivity(session.id) } : {}),
+    })),
+    jobs,
+    approvals: (approvals?.pending() ?? []).map((entry) => {
+      const card = entry.callId ? timeline.card(entry.sessionId, entry.callId) : undefined;
+      return {
+        id: entry.id,
+        sessionId: entry.sessionId,
+        reason: entry.reason,
+        requestedAt: entry.requestedAt,
+        ...(card?.command !== undefined ? { command: card.command } : {}),
+        ...(card?.cwd !== undefined ? { cwd: card.cwd } : {}),
+        ...(card?.escalation ? { mode: card.escalation.mode, justification: card.escalation.justification } : {}),
+      };
+    }),
+  };
+}
+
+/** Every byte the job has written: an observer read from past the end returns the total and copies nothing. */
+function bytesOf(runtime: Runtime, jobId: string): number {
+  try {
+    return runtime.jobs!.follow(jobId, Number.MAX_SAFE_INTEGER, 0).total;
+  } catch {
+    return 0;
+  }
+}

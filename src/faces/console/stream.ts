@@ -1,0 +1,157 @@
+// One Server-Sent Events connection: state snapshots, timeline cards and live output read by observer cursors.
+import type { ServerResponse } from 'node:http';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { ConsoleApprovals } from './approvals.js';
+import { snapshot } from './snapshot.js';
+import type { CallCard, Timeline } from './timeline.js';
+
+/** Most output bytes one message carries. */
+export const OUTPUT_CHUNK = 64 * 1024;
+/** How often live output is looked at: one observer read per followed job per tick. */
+export const TICK_MS = 40;
+/** State snapshots are coalesced to at most one per this interval. */
+const STATE_MS = 250;
+/** A comment line keeps proxies from closing an idle stream. */
+const KEEPALIVE_MS = 15_000;
+
+export interface StreamOptions {
+  runtime: Runtime;
+  timeline: Timeline;
+  approvals: ConsoleApprovals | undefined;
+  /** The session whose timeline and live output this page shows. */
+  sessionId?: string;
+  /** A job followed besides the session's own (the task list's selection). */
+  jobId?: string;
+}
+
+export class ConsoleStream {
+  readonly #res: ServerResponse;
+  readonly #options: StreamOptions;
+  /** Observer cursors by job id: absolute offsets into each job's output. The model's cursor never moves. */
+  readonly #cursors = new Map<string, number>();
+  readonly #done = new Set<string>();
+  readonly #cards = new Map<string, CallCard>();
+  readonly #cleanup: (() => void)[] = [];
+  #stateDirty = true;
+  #stateAt = 0;
+  #closed = false;
+  #blocked = false;
+
+  constructor(res: ServerResponse, options: StreamOptions) {
+    this.#res = res;
+    this.#options = options;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+    const { runtime, timeline, approvals, sessionId } = options;
+    if (sessionId) {
+      for (const card of timeline.cards(sessionId)) this.#cards.set(card.callId, card);
+      this.#cleanup.push(
+        timeline.onCard((card) => {
+          if (card.sessionId !== sessionId) return;
+          this.#cards.delete(card.callId);
+          this.#cards.set(card.callId, card);
+        }),
+      );
+    }
+    const dirty = () => (this.#stateDirty = true);
+    if (runtime.jobs) {
+      for (const type of ['registered', 'stopping', 'settled', 'removed'] as const) {
+        this.#cleanup.push(runtime.jobs.on(type, dirty));
+      }
+      this.#cleanup.push(
+        runtime.jobs.on('progress', (event) => {
+          timeline.touch(event.job.ownerId);
+          dirty();
+        }),
+      );
+      this.#cleanup.push(runtime.jobs.on('removed', (event) => this.#forget(event.jobId)));
+    }
+    this.#cleanup.push(timeline.onCard(dirty));
+    if (approvals) this.#cleanup.push(approvals.onChange(dirty));
+    const tick = setInterval(() => this.#pump(), TICK_MS);
+    const keepalive = setInterval(() => this.#write(': keepalive\n\n'), KEEPALIVE_MS);
+    this.#cleanup.push(() => clearInterval(tick), () => clearInterval(keepalive));
+    res.on('drain', () => {
+      this.#blocked = false;
+      this.#pump();
+    });
+    res.on('close', () => this.close());
+    this.#pump();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const undo of this.#cleanup) undo();
+    this.#cards.clear();
+    this.#cursors.clear();
+    if (!this.#res.writableEnded) this.#res.end();
+  }
+
+  /** Writes what is due, in order of importance, while the socket takes it. */
+  #pump(): void {
+    if (this.#closed || this.#blocked) return;
+    const now = Date.now();
+    if (this.#stateDirty && now - this.#stateAt >= STATE_MS) {
+      this.#stateDirty = false;
+      this.#stateAt = now;
+      const { runtime, timeline, approvals } = this.#options;
+      if (!this.#send('state', snapshot(runtime, timeline, approvals))) return;
+    }
+    for (const [id, card] of this.#cards) {
+      this.#cards.delete(id);
+      if (!this.#send('card', card)) return;
+    }
+    for (const jobId of this.#followed()) if (!this.#output(jobId)) return;
+  }
+
+  #followed(): string[] {
+    const { runtime, sessionId, jobId } = this.#options;
+    const ids = (runtime.jobs?.list(sessionId ?? '\0none') ?? []).map((job) => job.id);
+    if (jobId && !ids.includes(jobId)) ids.push(jobId);
+    return ids.filter((id) => !this.#done.has(id));
+  }
+
+  /** One observer read of a job; false when the socket is full. */
+  #output(jobId: string): boolean {
+    const jobs = this.#options.runtime.jobs!;
+    const cursor = this.#cursors.get(jobId) ?? 0;
+    let read;
+    try {
+      read = jobs.follow(jobId, cursor, OUTPUT_CHUNK);
+    } catch {
+      this.#forget(jobId);
+      return true;
+    }
+    const skipped = read.from - cursor;
+    if (read.to === cursor && skipped === 0) {
+      if (read.settled) this.#done.add(jobId);
+      return true;
+    }
+    this.#cursors.set(jobId, read.to);
+    const chunks = read.segments.map((segment) => ({ kind: segment.kind, text: segment.data.toString('utf8') }));
+    return this.#send('output', { jobId, from: read.from, to: read.to, total: read.total, skipped, chunks, at: Date.now() });
+  }
+
+  #forget(jobId: string): void {
+    this.#cursors.delete(jobId);
+    this.#done.delete(jobId);
+  }
+
+  #send(event: string, data: unknown): boolean {
+    return this.#write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  #write(text: string): boolean {
+    if (this.#closed) return false;
+    // Past the response's high-water mark nothing more is produced until 'drain': output waits in the job's ring
+    // (its own bounded memory), and what the ring drops meanwhile reaches the page as a count of skipped bytes.
+    const ok = this.#res.write(text);
+    if (!ok) this.#blocked = true;
+    return ok;
+  }
+}

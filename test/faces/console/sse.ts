@@ -1,0 +1,46 @@
+// Reads a Server-Sent Events response into parsed events, with a switch to stop reading (a slow browser).
+import { request, type IncomingMessage } from 'node:http';
+
+export interface SseEvent {
+  event: string;
+  data: any;
+}
+
+export interface SseReader {
+  events: SseEvent[];
+  response: IncomingMessage;
+  pause(): void;
+  resume(): void;
+  close(): void;
+}
+
+export function openSse(url: string, headers: Record<string, string>): Promise<SseReader> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      const events: SseEvent[] = [];
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => {
+        buffer += text;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data !== undefined) events.push({ event, data: JSON.parse(data) });
+        }
+      });
+      res.on('error', () => {});
+      resolve({
+        events,
+        response: res,
+        pause: () => res.pause(),
+        resume: () => res.resume(),
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

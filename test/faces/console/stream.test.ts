@@ -1,0 +1,83 @@
+// Live output over SSE: observer cursors that leave the model's read alone, and a slow reader that costs nothing.
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers.js';
+import { mount, TOKEN, type Mounted } from './server.js';
+import { openSse, type SseReader } from './sse.js';
+
+let mounted: Mounted | undefined;
+let reader: SseReader | undefined;
+afterEach(async () => {
+  reader?.close();
+  await mounted?.close();
+  mounted = reader = undefined;
+});
+
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
+function outputText(events: SseReader['events'], jobId: string): string {
+  return events
+    .filter((e) => e.event === 'output' && e.data.jobId === jobId)
+    .flatMap((e) => e.data.chunks.map((c: { text: string }) => c.text))
+    .join('');
+}
+
+describe('console stream', () => {
+  it('streams a job while it prints and leaves every byte for the model to read', async () => {
+    mounted = await mount();
+    const session = mounted.runtime.session({ id: 'follow' });
+    reader = await openSse(`${mounted.base}/api/stream?session=follow`, bearer);
+    const started = await session.callTool('bash', {
+      command: 'for i in 1 2 3 4 5; do echo "tick $i"; sleep 0.3; done; echo done >&2',
+      description: 'Print five ticks slowly',
+      run_in_background: true,
+    });
+    const jobId = /bash-\d+/.exec(started.content[0]!.text)![0];
+    // Seen while the job still runs: streamed, not delivered at the end.
+    await eventually(() => outputText(reader!.events, jobId).includes('tick 2'), 10_000, 'tick 2 on the stream');
+    expect(mounted.runtime.jobs!.list().find((job) => job.id === jobId)!.state).toBe('running');
+    await eventually(() => outputText(reader!.events, jobId).includes('done'), 10_000, 'the end on the stream');
+    const stderr = reader.events
+      .filter((e) => e.event === 'output' && e.data.jobId === jobId)
+      .flatMap((e) => e.data.chunks)
+      .filter((c: { kind: string }) => c.kind === 'stderr');
+    expect(stderr.map((c: { text: string }) => c.text).join('')).toBe('done\n');
+    const read = await session.callTool('job_output', { job_id: jobId, wait: true });
+    expect(read.content[0]!.text).toBe('tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n[stderr]\ndone\n[status: completed, exit code: 0]');
+    const cards = reader.events.filter((e) => e.event === 'card').map((e) => e.data);
+    expect(cards.some((card) => card.description === 'Print five ticks slowly' && card.background === true)).toBe(true);
+  });
+
+  it('holds a bounded amount for a reader that stops reading, then tells it how many bytes it skipped', async () => {
+    mounted = await mount();
+    const session = mounted.runtime.session({ id: 'slow' });
+    reader = await openSse(`${mounted.base}/api/stream?session=slow`, bearer);
+    reader.pause();
+    const started = await session.callTool('bash', {
+      command: "head -c 400000000 /dev/zero | tr '\\0' 'a'; echo; echo END-OF-OUTPUT",
+      description: 'Print four hundred megabytes fast',
+      run_in_background: true,
+    });
+    const jobId = /bash-\d+/.exec(started.content[0]!.text)![0];
+    const stream = mounted.responses.find((res) => res.req.url?.startsWith('/api/stream'))!;
+    let most = 0;
+    await eventually(
+      () => {
+        most = Math.max(most, stream.writableLength);
+        return mounted!.runtime.jobs!.list().find((job) => job.id === jobId)?.state === 'completed';
+      },
+      60_000,
+      'the job to finish',
+    );
+    // One message past the high-water mark at most: 64 KiB of output, JSON-escaped.
+    expect(most).toBeLessThan(1024 * 1024);
+    reader.resume();
+    await eventually(() => outputText(reader!.events, jobId).includes('END-OF-OUTPUT'), 20_000, 'the last line');
+    const skipped = reader.events
+      .filter((e) => e.event === 'output' && e.data.jobId === jobId)
+      .reduce((sum, e) => sum + e.data.skipped, 0);
+    const shown = Buffer.byteLength(outputText(reader.events, jobId));
+    expect(skipped).toBeGreaterThan(300_000_000);
+    // Every byte is either shown or counted as skipped.
+    expect(skipped + shown).toBe(400_000_000 + 1 + 'END-OF-OUTPUT\n'.length);
+  });
+});
