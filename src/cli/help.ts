@@ -57,6 +57,10 @@ GET /healthz and GET /readyz need no token; GET /metrics (Prometheus text) does.
 SIGTERM drains: no new sessions or calls, the calls in flight finish (up to --drain-timeout), then the
 server closes everything and exits 0. SIGINT closes at once.
 
+The web console is served at / on the same port: open /?token=<token> once (it sets an HttpOnly cookie) to
+watch sessions, tool calls and jobs live, stop jobs, and approve sandbox escalations of sessions whose MCP
+client cannot ask its user.
+
 Options:
   --port <port>                    TCP port (default 0: an ephemeral port)
   --host <address>                 Address to listen on (default 127.0.0.1; any other needs an explicit token)

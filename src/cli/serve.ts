@@ -1,7 +1,10 @@
 // `shellring serve`: the MCP server on streamable HTTP; SIGTERM drains, SIGINT closes. URL (and a generated token)
 // go to stderr, then JSON logs.
 import { pino } from 'pino';
+import { ConsoleApprovals } from '../faces/console/approvals.js';
+import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
+import { SessionRoutes } from '../faces/mcp/routes.js';
 import { directoryOption, integerOption, parseCommand, sandboxOption, UsageError } from './args.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
@@ -44,9 +47,16 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const token = tokenOption(values['token-file'], process.env);
   // Synchronous writes: the last lines before exit must not be lost, and stderr is not the hot path.
   const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
+  // The web console answers escalations of sessions whose MCP client has no elicitation.
+  const approvals = new ConsoleApprovals();
+  const routes = new SessionRoutes({ fallback: approvals.request });
+  // The console needs the runtime and token serveHttp makes; no request is handled before it is set below.
+  let web: ConsoleHandler | undefined;
   let server;
   try {
     server = await serveHttp({
+      routes,
+      consoleHandler: (req, res) => web!(req, res),
       host,
       port,
       cwd,
@@ -68,9 +78,14 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     }
     throw error;
   }
+  web = createConsoleHandler(server.runtime, { token: server.token, approvals });
   await write(io.stderr, `shellring: MCP server listening on ${server.url}\n`);
   if (server.tokenGenerated) {
     await write(io.stderr, `shellring: token (generated for this run): ${server.token}\n`);
+    // Only a generated token is printed: a configured one stays out of logs.
+    await write(io.stderr, `shellring: web console at ${new URL(`/?token=${server.token}`, server.url)}\n`);
+  } else {
+    await write(io.stderr, `shellring: web console at ${new URL('/', server.url)} (sign in once with /?token=<token>)\n`);
   }
   logger.info({ event: 'server.listening', url: server.url }, 'listening');
   const signal = await new Promise<NodeJS.Signals>((resolve) => onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], resolve));
@@ -81,6 +96,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   } else {
     await server.close();
   }
+  web.close();
   logger.info({ event: 'server.stopped', signal }, 'stopped');
   return 0;
 }

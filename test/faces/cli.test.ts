@@ -130,7 +130,7 @@ describe('shellring serve', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const [url, token] = await until(
       () =>
-        /^shellring: MCP server listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\nshellring: token \(generated for this run\): ([\w-]{43})\n/
+        /^shellring: MCP server listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\nshellring: token \(generated for this run\): ([\w-]{43})\nshellring: web console at http:\/\/127\.0\.0\.1:\d+\/\?token=\2\n/
           .exec(stderr)
           ?.slice(1),
       15_000,

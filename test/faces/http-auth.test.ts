@@ -220,7 +220,7 @@ describe('configuration of the token', () => {
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       try {
-        const port = await until(() => /^shellring: MCP server listening on http:\/\/0\.0\.0\.0:(\d+)\/mcp\n/.exec(stderr)?.[1], 15_000, 'the URL');
+        const port = await until(() => /^shellring: MCP server listening on http:\/\/0\.0\.0\.0:(\d+)\/mcp\nshellring: web console at http:\/\/0\.0\.0\.0:\1\/ \(sign in once with \/\?token=<token>\)\n/.exec(stderr)?.[1], 15_000, 'the URL');
         const tc = newClient('cli-token');
         await tc.client.connect(httpTransport(`http://127.0.0.1:${port}/mcp`, TOKEN));
         // The token never reaches a command's environment.

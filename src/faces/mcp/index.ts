@@ -6,7 +6,7 @@ export type { StdioServeOptions, StdioServer } from './stdio.js';
 export { serveHttp } from './http.js';
 export type { HttpServeOptions, HttpServer } from './http.js';
 export { SessionRoutes } from './routes.js';
-export type { SessionEndpoint } from './routes.js';
+export type { SessionEndpoint, SessionRoutesOptions } from './routes.js';
 export { elicitApproval } from './approval.js';
 export { TOOL_ANNOTATIONS } from './annotations.js';
 export { faceRuntimeOptions } from '../runtime-options.js';

@@ -75,6 +75,7 @@ export function createMcpServer({ runtime, session, routes, onClose, admit }: Mc
         .catch(() => {});
     },
     approve: (approval) => elicitApproval(server, approval, approval.callId ? calls.get(approval.callId) : undefined),
+    canApprove: () => Boolean(server.getClientCapabilities()?.elicitation?.form),
   });
   server.onclose = () => {
     detach();

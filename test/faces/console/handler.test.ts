@@ -99,7 +99,8 @@ describe('console handler', () => {
   it('refuses a token that cannot travel in a cookie', async () => {
     const runtime = await createRuntime({ jobs: false });
     try {
-      expect(() => createConsoleHandler(runtime, { token: '' })).toThrow(/non-empty token/);
+      expect(() => createConsoleHandler(runtime, { token: '' })).toThrow(/is empty/);
+      expect(() => createConsoleHandler(runtime, { token: 'short' })).toThrow(/too short/);
       expect(() => createConsoleHandler(runtime, { token: 'has space in it 12345' })).toThrow(/printable ASCII/);
       expect(() => createConsoleHandler(runtime, { token: 'semi;colon-0123456789' })).toThrow(/printable ASCII/);
     } finally {
