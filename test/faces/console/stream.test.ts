@@ -1,6 +1,6 @@
 // Live output over SSE: observer cursors that leave the model's read alone, and a slow reader that costs nothing.
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers.js';
+import { until } from '../../helpers/until.js';
 import { mount, TOKEN, type Mounted } from './server.js';
 import { openSse, type SseReader } from './sse.js';
 
@@ -33,9 +33,9 @@ describe('console stream', () => {
     });
     const jobId = /bash-\d+/.exec(started.content[0]!.text)![0];
     // Seen while the job still runs: streamed, not delivered at the end.
-    await eventually(() => outputText(reader!.events, jobId).includes('tick 2'), 10_000, 'tick 2 on the stream');
+    await until(() => outputText(reader!.events, jobId).includes('tick 2'), 10_000, 'tick 2 on the stream');
     expect(mounted.runtime.jobs!.list().find((job) => job.id === jobId)!.state).toBe('running');
-    await eventually(() => outputText(reader!.events, jobId).includes('done'), 10_000, 'the end on the stream');
+    await until(() => outputText(reader!.events, jobId).includes('done'), 10_000, 'the end on the stream');
     const stderr = reader.events
       .filter((e) => e.event === 'output' && e.data.jobId === jobId)
       .flatMap((e) => e.data.chunks)
@@ -60,7 +60,7 @@ describe('console stream', () => {
     const jobId = /bash-\d+/.exec(started.content[0]!.text)![0];
     const stream = mounted.responses.find((res) => res.req.url?.startsWith('/api/stream'))!;
     let most = 0;
-    await eventually(
+    await until(
       () => {
         most = Math.max(most, stream.writableLength);
         return mounted!.runtime.jobs!.list().find((job) => job.id === jobId)?.state === 'completed';
@@ -71,7 +71,7 @@ describe('console stream', () => {
     // One message past the high-water mark at most: 64 KiB of output, JSON-escaped.
     expect(most).toBeLessThan(1024 * 1024);
     reader.resume();
-    await eventually(() => outputText(reader!.events, jobId).includes('END-OF-OUTPUT'), 20_000, 'the last line');
+    await until(() => outputText(reader!.events, jobId).includes('END-OF-OUTPUT'), 20_000, 'the last line');
     const skipped = reader.events
       .filter((e) => e.event === 'output' && e.data.jobId === jobId)
       .reduce((sum, e) => sum + e.data.skipped, 0);
