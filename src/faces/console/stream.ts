@@ -96,6 +96,8 @@ export class ConsoleStream {
   #pump(): void {
     if (this.#closed || this.#blocked) return;
     const now = Date.now();
+    // Byte counts of live jobs change without an event (a foreground call's job is not polled): refresh each second.
+    if (!this.#stateDirty && now - this.#stateAt >= 1000 && this.#followed().length > 0) this.#stateDirty = true;
     if (this.#stateDirty && now - this.#stateAt >= STATE_MS) {
       this.#stateDirty = false;
       this.#stateAt = now;
