@@ -29,6 +29,15 @@ export const executorConfigSchema = z
     runnerPath: z.string().min(1).optional(),
     /** Keep spill files after their session closes. */
     keepSpills: z.boolean().default(false),
+    /** Per-session resource limits (see cgroups.ts): defaults keep one session's process flood from starving others. */
+    limits: z
+      .object({
+        processes: z.number().int().positive().nullable().default(1024),
+        memoryBytes: z.number().int().positive().nullable().default(null),
+        cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null),
+      })
+      .strict()
+      .default({ processes: 1024, memoryBytes: null, cpuWeight: null }),
     /** Which host variables commands inherit; by default all but credentials (and agent sockets when sandboxed). */
     env: envPolicySchema.default(envPolicySchema.parse({})),
   })

@@ -14,6 +14,7 @@ import { Launch } from './launch.js';
 import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
+import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
 import { ProcessHandleImpl } from './handle.js';
 
@@ -29,6 +30,8 @@ export class LocalExecutor {
   /** The shellring-runner executable every command starts through. */
   readonly runnerPath: string;
   readonly #env: EnvFilter;
+  /** Per-session limits: cgroups where this host offers them, else a per-command process rlimit. */
+  readonly cgroups: SessionCgroups;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   #closed = false;
@@ -47,6 +50,7 @@ export class LocalExecutor {
     this.runnerPath = this.config.runnerPath ? checkRunner(this.config.runnerPath) : runnerPath();
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
+    this.cgroups = new SessionCgroups(this.config.limits);
     this.#pool = new Piscina({
       filename: supervisorPath(),
       minThreads: this.config.threads,
@@ -128,6 +132,7 @@ export class LocalExecutor {
     const launches = this.#bySession.get(sessionId ?? '');
     this.#bySession.delete(sessionId ?? '');
     if (launches) await this.#end([...launches]);
+    await this.cgroups.closeSession(sessionId);
     this.spills.closeSession(sessionId);
   }
 
@@ -138,6 +143,7 @@ export class LocalExecutor {
     this.#closing ??= (async () => {
       await this.#end([...this.#launches]);
       await this.#pool.destroy();
+      await this.cgroups.close();
       this.spills.close();
     })();
     return this.#closing;
@@ -175,7 +181,7 @@ export class LocalExecutor {
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
-      runnerArgs: spec.sandbox?.runnerArgs ?? [],
+      runnerArgs: [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)],
     });
     const key = spec.sessionId ?? '';
     const session = this.#bySession.get(key) ?? new Set<Launch>();

@@ -4,7 +4,7 @@
 /// Returns 0 or an errno. Async-signal-safe.
 pub fn close_above_stdio() -> i32 {
     // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets flags on this process's descriptors.
-    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC as u32) };
+    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) };
     if r == 0 {
         return 0;
     }

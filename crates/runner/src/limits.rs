@@ -48,3 +48,14 @@ impl Prepared {
         }
     }
 }
+
+/// Sets the process-count limit and execs `argv` (only returns the error that stopped it). bubblewrap runs this as
+/// the first program of its sandbox, inside the user namespace it made, so the count is the command's own.
+pub fn exec_limited(nproc: u64, argv: &[String]) -> String {
+    let limit = rustix::process::Rlimit { current: Some(nproc), maximum: Some(nproc) };
+    if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nproc, limit) {
+        return format!("process limit: {}", std::io::Error::from(e));
+    }
+    let error = std::os::unix::process::CommandExt::exec(std::process::Command::new(&argv[0]).args(&argv[1..]));
+    format!("exec {}: {error}", argv[0])
+}

@@ -12,7 +12,7 @@
 //! it inherits them all.
 //! `--probe` prints what this kernel enforces, as one JSON line on stdout.
 
-use shellring_runner::{plan, probe, status, supervise};
+use shellring_runner::{limits, plan, probe, status, supervise};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -23,6 +23,11 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(plan::Invocation::Run(plan)) => plan,
+        Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
+            let error = limits::exec_limited(nproc, &argv);
+            eprintln!("shellring-runner: {error}");
+            return ExitCode::from(127);
+        }
         Err(message) => {
             eprintln!("shellring-runner: {message}\n{}", plan::USAGE);
             return ExitCode::from(2);

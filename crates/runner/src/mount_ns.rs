@@ -174,3 +174,31 @@ fn read_only_everywhere() -> rustix::io::Result<()> {
         Err(rustix::io::Errno::from_raw_os_error(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writable_root_below_a_hidden_directory_gets_its_mount_points() {
+        let p = prepare(&["/state/tmp/s1".into(), "/ws".into()], &["/state/tmp".into(), "/spill".into()], true).unwrap();
+        let points: Vec<_> = p.mountpoints.iter().map(|c| c.to_str().unwrap()).collect();
+        assert_eq!(points, ["/state/tmp/s1"]);
+        assert!(p.deny_network);
+        let uid = rustix::process::getuid().as_raw();
+        assert_eq!(p.uid_map.to_str().unwrap(), format!("{uid} {uid} 1"));
+    }
+
+    #[test]
+    fn a_hidden_prefix_is_matched_by_whole_components() {
+        let p = prepare(&["/state/tmpfoo".into()], &["/state/tmp".into()], false).unwrap();
+        assert!(p.mountpoints.is_empty());
+    }
+
+    #[test]
+    fn too_many_roots_or_a_nul_byte_are_refused() {
+        let many: Vec<String> = (0..=MAX_WRITABLE).map(|i| format!("/w{i}")).collect();
+        assert!(prepare(&many, &[], false).is_err());
+        assert!(prepare(&["/a\0b".into()], &[], false).err().unwrap().contains("NUL"));
+    }
+}

@@ -37,6 +37,8 @@ pub enum Isolation {
 pub enum Invocation {
     Run(Plan),
     Probe,
+    /// Inside bubblewrap's user namespace: set the process-count limit, then exec the rest (bash).
+    ExecLimited { nproc: u64, argv: Vec<String> },
 }
 
 pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network]\n         [--cgroup DIR]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n(fd 3 must be the status socket when running a command)";
@@ -55,6 +57,18 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--probe" if args.len() == 1 => return Ok(Invocation::Probe),
+            "--exec-limited" => {
+                let n = value(&mut iter, arg)?;
+                let nproc = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--exec-limited: not a positive count: {n:?}"))?;
+                if iter.next().map(String::as_str) != Some("--") {
+                    return Err("--exec-limited N must be followed by -- and a command".into());
+                }
+                let argv: Vec<String> = iter.cloned().collect();
+                if argv.is_empty() {
+                    return Err("--exec-limited N -- needs a command".into());
+                }
+                return Ok(Invocation::ExecLimited { nproc, argv });
+            }
             "--landlock" => backend = Backend::Landlock,
             "--bwrap" => backend = Backend::Bubblewrap(value(&mut iter, arg)?),
             "--rw" => writable.push(value(&mut iter, arg)?),
@@ -100,8 +114,42 @@ mod tests {
     fn run(list: &[&str]) -> Plan {
         match parse(&args(list)) {
             Ok(Invocation::Run(plan)) => plan,
-            Ok(Invocation::Probe) => panic!("parsed as a probe"),
+            Ok(_) => panic!("not parsed as a run"),
             Err(e) => panic!("refused: {e}"),
+        }
+    }
+
+    #[test]
+    fn sandbox_layers_and_limits() {
+        let plan = run(&["--landlock", "--hide", "/s", "--hide", "/t", "--cgroup", "/cg/a", "--nproc", "40", "--isolation", "seccomp", "-c", "x"]);
+        assert_eq!(plan.hidden, ["/s", "/t"]);
+        assert_eq!(plan.cgroups, ["/cg/a"]);
+        assert_eq!(plan.nproc, Some(40));
+        assert_eq!(plan.isolation, Isolation::Seccomp);
+        assert_eq!(run(&["-c", "x"]).isolation, Isolation::Auto);
+    }
+
+    #[test]
+    fn bad_limits_and_isolation_are_refused() {
+        for (list, message) in [
+            (&["--nproc", "0", "-c", "x"][..], "--nproc: not a positive count: \"0\""),
+            (&["--nproc", "many", "-c", "x"][..], "--nproc: not a positive count: \"many\""),
+            (&["--isolation", "none", "-c", "x"][..], "--isolation: expected auto or seccomp, got \"none\""),
+            (&["--exec-limited", "5", "bash"][..], "--exec-limited N must be followed by -- and a command"),
+            (&["--exec-limited", "5", "--"][..], "--exec-limited N -- needs a command"),
+        ] {
+            assert_eq!(parse(&args(list)).err().as_deref(), Some(message));
+        }
+    }
+
+    #[test]
+    fn exec_limited_takes_the_rest_verbatim() {
+        match parse(&args(&["--exec-limited", "7", "--", "bash", "-c", "--rw"])) {
+            Ok(Invocation::ExecLimited { nproc, argv }) => {
+                assert_eq!(nproc, 7);
+                assert_eq!(argv, ["bash", "-c", "--rw"]);
+            }
+            _ => panic!("not parsed as exec-limited"),
         }
     }
 

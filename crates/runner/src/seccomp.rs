@@ -91,3 +91,72 @@ pub fn program_fd(program: &BpfProgram) -> Result<OwnedFd, String> {
     rustix::io::write(&write, &bytes).map_err(|e| format!("seccomp pipe: {e}"))?;
     Ok(read)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `probe` in a forked child under `program`; the child exits with the probe's result.
+    fn under(program: &BpfProgram, probe: fn() -> i32) -> i32 {
+        // SAFETY: the child makes system calls only and leaves with _exit.
+        match unsafe { libc::fork() } {
+            0 => unsafe {
+                if apply(program) != 0 {
+                    libc::_exit(99);
+                }
+                libc::_exit(probe());
+            },
+            pid => {
+                let mut status = 0;
+                // SAFETY: waits for our own child.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+                libc::WEXITSTATUS(status)
+            }
+        }
+    }
+
+    fn socket_errno(domain: i32) -> i32 {
+        // SAFETY: socket() with constant arguments; the fd is closed at once.
+        let fd = unsafe { libc::socket(domain, libc::SOCK_DGRAM, 0) };
+        if fd >= 0 {
+            unsafe { libc::close(fd) };
+            return 0;
+        }
+        std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+    }
+
+    #[test]
+    fn the_network_filter_refuses_inet_and_unix_sockets_but_not_netlink() {
+        let program = network_filter().unwrap();
+        assert_eq!(under(&program, || socket_errno(libc::AF_INET)), libc::EACCES);
+        assert_eq!(under(&program, || socket_errno(libc::AF_INET6)), libc::EACCES);
+        assert_eq!(under(&program, || socket_errno(libc::AF_UNIX)), libc::EACCES);
+        assert_eq!(under(&program, || socket_errno(libc::AF_NETLINK)), 0);
+    }
+
+    #[test]
+    fn the_fallback_filter_refuses_metadata_changes_and_sysv_ipc() {
+        let program = fallback_filter().unwrap();
+        let chmod = || {
+            // SAFETY: chmod of a path that may not exist; only the errno matters.
+            let r = unsafe { libc::chmod(c"/nonexistent-shellring".as_ptr(), 0o777) };
+            if r == 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+        };
+        assert_eq!(under(&program, chmod), libc::EPERM);
+        let shm = || {
+            // SAFETY: shmget with constant arguments.
+            let r = unsafe { libc::shmget(libc::IPC_PRIVATE, 4096, 0o600) };
+            if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+        };
+        assert_eq!(under(&program, shm), libc::EPERM);
+    }
+
+    #[test]
+    fn the_program_bytes_are_eight_per_instruction() {
+        let program = network_filter().unwrap();
+        let fd = program_fd(&program).unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut bytes).unwrap();
+        assert_eq!(bytes.len(), program.len() * 8);
+    }
+}

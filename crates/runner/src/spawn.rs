@@ -176,6 +176,12 @@ fn argv(plan: &Plan, seccomp_fd: Option<RawFd>) -> Result<Vec<CString>, String> 
             args.extend(["--seccomp".to_string(), fd.to_string()]);
         }
         args.push("--".into());
+        // Unprivileged, bubblewrap's own user namespace counts the command's processes apart from the host's; as
+        // root no rlimit binds (the session's cgroup does).
+        if let (Some(n), false) = (plan.nproc, rustix::process::geteuid().is_root()) {
+            let me = std::env::current_exe().map_err(|e| format!("spawn: the runner's own path: {e}"))?;
+            args.extend([me.to_string_lossy().into_owned(), "--exec-limited".into(), n.to_string(), "--".into()]);
+        }
     }
     args.extend(["bash".to_string(), "-c".to_string(), plan.command.clone()]);
     args.into_iter()

@@ -1,0 +1,117 @@
+//! The sandbox layers end to end through the runner executable: metadata, kernel surfaces, hidden state,
+//! descriptors, the seccomp fallback, and the network filter.
+
+use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+
+use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+
+/// Runs the runner with `args`, fd 3 its status socket and fd 7 an inherited file; returns (status lines, stdout+stderr).
+fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
+    let (ours, theirs): (OwnedFd, OwnedFd) =
+        socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC).unwrap();
+    let extra = std::fs::File::create(cwd.join("../inherited")).unwrap();
+    let (fd, extra_fd) = (theirs.as_raw_fd(), extra.as_raw_fd());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
+    command.args(args).current_dir(cwd).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // SAFETY: dup2 is async-signal-safe; fd 3 is the status socket, fd 7 a descriptor the host "inherited".
+    unsafe {
+        command.pre_exec(move || {
+            if libc::dup2(fd, 3) < 0 || libc::dup2(extra_fd, 7) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command.spawn().unwrap();
+    drop(theirs);
+    let out = child.wait_with_output().unwrap();
+    let mut status = String::new();
+    std::fs::File::from(ours).read_to_string(&mut status).unwrap();
+    (status, format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+struct Tree {
+    base: std::path::PathBuf,
+}
+
+impl Tree {
+    fn new(name: &str) -> Tree {
+        let base = std::env::temp_dir().join(format!("shellring-layers-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        for dir in ["ws", "side", "state/s1", "state/s2"] {
+            std::fs::create_dir_all(base.join(dir)).unwrap();
+        }
+        std::fs::write(base.join("side/f"), "x").unwrap();
+        std::fs::set_permissions(base.join("side/f"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::write(base.join("state/s2/secret"), "other-session").unwrap();
+        Tree { base }
+    }
+    fn path(&self, rel: &str) -> String {
+        self.base.join(rel).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+#[test]
+fn landlock_with_its_mount_layer_keeps_metadata_kernel_and_state_out_of_reach() {
+    let t = Tree::new("ns");
+    let script = format!(
+        "chmod 777 {f}; touch -d 2001-01-01 {f}; cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname; \
+         cat {state}/s2/secret; echo own > {state}/s1/t && cat {state}/s1/t; echo in > in && chmod +x in && echo chmod-in-ok; \
+         echo leak >&7; for fd in $(seq 3 64); do [ -e /proc/$$/fd/$fd ] && echo open-$fd; done; echo end",
+        f = t.path("side/f"),
+        state = t.path("state"),
+    );
+    let (ws, s1, state) = (t.path("ws"), t.path("state/s1"), t.path("state"));
+    let (status, out) = run(&["--landlock", "--rw", &ws, "--rw", &s1, "--hide", &state, "-c", &script], &t.base.join("ws"));
+    assert!(status.starts_with("started "), "{status}");
+    assert!(out.contains("chmod: changing permissions") && out.contains("Read-only file system"), "{out}");
+    assert!(!out.contains("other-session") && out.contains("own\n") && out.contains("chmod-in-ok"), "{out}");
+    assert!(!out.contains("open-") && out.contains("end"), "{out}");
+    let meta = std::fs::metadata(t.base.join("side/f")).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o644);
+    assert_eq!(std::fs::read_to_string(t.base.join("inherited")).unwrap(), "");
+    assert_eq!(std::fs::read_to_string(t.base.join("state/s1/t")).unwrap(), "own\n");
+}
+
+#[test]
+fn the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial() {
+    let t = Tree::new("seccomp");
+    let ws = t.path("ws");
+    let script = format!("chmod 777 {}; echo in > in; chmod +x in || echo inside-refused; ipcmk -M 4096 || echo ipc-refused", t.path("side/f"));
+    let (status, out) = run(&["--landlock", "--isolation", "seccomp", "--rw", &ws, "-c", &script], &t.base.join("ws"));
+    assert!(status.starts_with("started ") && status.contains(" partial\n"), "{status}");
+    assert!(out.contains("Operation not permitted") && out.contains("inside-refused") && out.contains("ipc-refused"), "{out}");
+    assert_eq!(std::fs::metadata(t.base.join("side/f")).unwrap().permissions().mode() & 0o7777, 0o644);
+}
+
+#[test]
+fn network_deny_refuses_tcp_udp_and_unix_sockets_in_both_backends() {
+    let t = Tree::new("net");
+    let ws = t.path("ws");
+    let script = "echo > /dev/udp/127.0.0.1/9 || echo udp-refused; exec 3<>/dev/tcp/127.0.0.1/9 || echo tcp-refused";
+    for backend in [&["--landlock"][..], &["--bwrap", "bwrap"][..]] {
+        let mut args = backend.to_vec();
+        args.extend(["--rw", &ws, "--deny-network", "-c", script]);
+        let (status, out) = run(&args, &t.base.join("ws"));
+        assert!(status.starts_with("started "), "{status}");
+        assert!(out.contains("udp-refused") && out.contains("tcp-refused"), "{backend:?}: {out}");
+    }
+}
+
+#[test]
+fn an_unconfined_command_gets_descriptors_0_to_2_only() {
+    let t = Tree::new("fds");
+    let (status, out) = run(&["-c", "echo leak >&7; for fd in $(seq 3 64); do [ -e /proc/$$/fd/$fd ] && echo open-$fd; done; echo end"], &t.base.join("ws"));
+    assert!(status.starts_with("started "), "{status}");
+    assert!(out.contains("Bad file descriptor") && !out.contains("open-") && out.contains("end\n"), "{out}");
+}

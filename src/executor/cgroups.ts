@@ -1,0 +1,215 @@
+// Per-session resource limits: a cgroup per session (v2 where a delegated subtree is available, v1 pids and memory
+// hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
+import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ResourceLimits {
+  /** Processes (threads included) one session may run at once; null for no limit. */
+  processes: number | null;
+  /** Memory one session's commands may use together, in bytes (cgroups only); null for no limit. */
+  memoryBytes: number | null;
+  /** Relative CPU weight 1-10000 (cgroup v2 only; 100 is the kernel's default); null to leave it. */
+  cpuWeight: number | null;
+}
+
+/** Several runtimes may live in one process: each gets its own cgroup subtree. */
+let instances = 0;
+const subtreeName = () => `shellring-${process.pid}-${++instances}`;
+
+type Hierarchy = { version: 1 | 2; controller: 'pids' | 'memory' | 'unified'; base: string };
+
+/** How limits are enforced on this host: one cgroup per session, or only the runner's per-command rlimit. */
+export type Containment = 'cgroup-v2' | 'cgroup-v1' | 'rlimit';
+
+export class SessionCgroups {
+  readonly containment: Containment;
+  readonly #limits: ResourceLimits;
+  readonly #hierarchies: Hierarchy[];
+  readonly #sessions = new Map<string, string[]>();
+  #next = 1;
+
+  constructor(limits: ResourceLimits) {
+    this.#limits = limits;
+    const wanted = limits.processes !== null || limits.memoryBytes !== null || limits.cpuWeight !== null;
+    this.#hierarchies = wanted ? (delegatedV2(limits) ?? writableV1(limits) ?? []) : [];
+    const first = this.#hierarchies[0];
+    this.containment = first ? (first.version === 2 ? 'cgroup-v2' : 'cgroup-v1') : 'rlimit';
+  }
+
+  /** Runner flags for one command of `sessionId`: its session's cgroups, or a per-command process limit. */
+  argsFor(sessionId: string | undefined): string[] {
+    if (!this.#hierarchies.length) {
+      return this.#limits.processes === null ? [] : ['--nproc', String(this.#limits.processes)];
+    }
+    const dirs = this.#dirsFor(sessionId ?? '');
+    if (!dirs) return this.#limits.processes === null ? [] : ['--nproc', String(this.#limits.processes)];
+    return dirs.flatMap((dir) => ['--cgroup', dir]);
+  }
+
+  /** Kills whatever the session still runs in its cgroups and removes them. */
+  async closeSession(sessionId: string | undefined): Promise<void> {
+    const dirs = this.#sessions.get(sessionId ?? '');
+    this.#sessions.delete(sessionId ?? '');
+    for (const dir of dirs ?? []) await killAndRemove(dir);
+  }
+
+  async close(): Promise<void> {
+    for (const key of [...this.#sessions.keys()]) await this.closeSession(key);
+    for (const h of this.#hierarchies) removeDir(h.base);
+  }
+
+  #dirsFor(key: string): string[] | undefined {
+    let dirs = this.#sessions.get(key);
+    if (dirs) return dirs;
+    const name = `session-${this.#next++}`;
+    try {
+      dirs = this.#hierarchies.map((h) => {
+        const dir = join(h.base, name);
+        mkdirSync(dir);
+        this.#apply(h, dir);
+        return dir;
+      });
+    } catch {
+      // A hierarchy that stopped accepting cgroups: this session falls back to the per-command limit.
+      return undefined;
+    }
+    this.#sessions.set(key, dirs);
+    return dirs;
+  }
+
+  #apply(h: Hierarchy, dir: string): void {
+    const { processes, memoryBytes, cpuWeight } = this.#limits;
+    if ((h.controller === 'pids' || h.controller === 'unified') && processes !== null) {
+      writeFileSync(join(dir, 'pids.max'), String(processes));
+    }
+    if (h.controller === 'memory' && memoryBytes !== null) writeFileSync(join(dir, 'memory.limit_in_bytes'), String(memoryBytes));
+    if (h.controller === 'unified' && memoryBytes !== null) {
+      writeFileSync(join(dir, 'memory.max'), String(memoryBytes));
+      // No swap beyond the limit, or memory.max would only slow a runaway command down.
+      try {
+        writeFileSync(join(dir, 'memory.swap.max'), '0');
+      } catch {
+        // No swap accounting on this host: nothing to cap.
+      }
+    }
+    if (h.controller === 'unified' && cpuWeight !== null) writeFileSync(join(dir, 'cpu.weight'), String(cpuWeight));
+  }
+}
+
+/** The cgroup2 directory this process lives in, when its children can get the controllers we need. */
+function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
+  const mount = mountsOf('cgroup2')[0];
+  const own = cgroupPaths().get('');
+  if (!mount || own === undefined) return undefined;
+  const dir = join(mount.point, own);
+  const needed = [
+    ...(limits.processes !== null ? ['pids'] : []),
+    ...(limits.memoryBytes !== null ? ['memory'] : []),
+    ...(limits.cpuWeight !== null ? ['cpu'] : []),
+  ];
+  try {
+    const available = read(join(dir, 'cgroup.controllers')).split(/\s+/);
+    if (!needed.every((c) => available.includes(c))) return undefined;
+    const enabled = read(join(dir, 'cgroup.subtree_control')).split(/\s+/);
+    const missing = needed.filter((c) => !enabled.includes(c));
+    // Fails with EBUSY while this cgroup holds processes itself: then the subtree is not delegated for our use.
+    if (missing.length) writeFileSync(join(dir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
+    const base = join(dir, subtreeName());
+    mkdirSync(base);
+    writeFileSync(join(base, 'cgroup.subtree_control'), needed.map((c) => `+${c}`).join(' '));
+    return [{ version: 2, controller: 'unified', base }];
+  } catch {
+    return undefined;
+  }
+}
+
+/** v1 pids (and memory, when limited) hierarchies in which this process may create cgroups. */
+function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
+  const paths = cgroupPaths();
+  const controllers: ('pids' | 'memory')[] = [];
+  if (limits.processes !== null) controllers.push('pids');
+  if (limits.memoryBytes !== null) controllers.push('memory');
+  const made: Hierarchy[] = [];
+  const name = subtreeName();
+  for (const controller of controllers) {
+    const mount = mountsOf('cgroup').find((m) => m.options.split(',').includes(controller));
+    const own = paths.get(controller);
+    if (!mount || own === undefined) continue;
+    const base = join(mount.point, own, name);
+    try {
+      mkdirSync(base);
+      made.push({ version: 1, controller, base });
+    } catch {
+      // Not ours to write (an unprivileged user): the runner's rlimit applies instead.
+    }
+  }
+  return made.length ? made : undefined;
+}
+
+/** `controller -> path` from /proc/self/cgroup; the v2 entry is keyed ''. */
+function cgroupPaths(): Map<string, string> {
+  const paths = new Map<string, string>();
+  try {
+    for (const line of read('/proc/self/cgroup').split('\n')) {
+      const [, controllers, path] = line.split(':');
+      if (path === undefined) continue;
+      for (const c of controllers!.split(',')) paths.set(c, path);
+    }
+  } catch {
+    // No /proc: no cgroups.
+  }
+  return paths;
+}
+
+function mountsOf(fstype: string): { point: string; options: string }[] {
+  try {
+    return read('/proc/self/mountinfo')
+      .split('\n')
+      .map((line) => line.split(' - '))
+      .filter(([, tail]) => tail?.split(' ')[0] === fstype)
+      .map(([head, tail]) => ({ point: head!.split(' ')[4]!, options: tail!.split(' ')[2] ?? '' }));
+  } catch {
+    return [];
+  }
+}
+
+function read(path: string): string {
+  return readFileSync(path, 'utf8').trim();
+}
+
+/** cgroup.kill where the kernel has it (v2), else SIGKILL to every listed process until none is left. */
+async function killAndRemove(dir: string): Promise<void> {
+  try {
+    writeFileSync(join(dir, 'cgroup.kill'), '1');
+  } catch {
+    // v1, or a kernel before 5.14: kill them one by one.
+  }
+  for (let round = 0; round < 200; round++) {
+    let pids: number[];
+    try {
+      pids = read(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+    } catch {
+      return;
+    }
+    if (!pids.length && removeDir(dir)) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    // Killed processes leave the cgroup once reaped by their runner; rmdir fails until then.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function removeDir(dir: string): boolean {
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeDir(join(dir, entry.name));
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
