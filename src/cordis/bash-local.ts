@@ -22,6 +22,20 @@ export const Config: Schema<ExecutorConfigInput> = Schema.object({
   spillRoot: Schema.string().description('Where the private spill directory is created (default: the OS temporary directory).'),
   sessionSpillQuota: Schema.natural().description('Spill bytes one session may hold on disk (1 GiB).'),
   keepSpills: Schema.boolean().description('Keep spill files after their session closes (false).'),
+  env: Schema.object({
+    inherit: Schema.union([Schema.const('all'), Schema.const('core'), Schema.const('none')]).description(
+      'Host variables to start from (all).',
+    ),
+    ignoreDefaultExcludes: Schema.boolean().description('Let credential-looking variables and agent sockets through (false).'),
+    exclude: Schema.array(Schema.string()).description('Globs of variable names to drop.'),
+    includeOnly: Schema.array(Schema.string()).description('When given, only names matching these globs pass.'),
+    set: Schema.dict(Schema.string()).description('Variables set for every command.'),
+  }).description('Which host environment variables commands inherit (see docs/environment.md).'),
+  limits: Schema.object({
+    processes: Schema.union([Schema.natural().min(1), Schema.const(null)]).description('Processes per session (1024).'),
+    memoryBytes: Schema.union([Schema.natural().min(1), Schema.const(null)]).description('Memory per session, cgroups only (none).'),
+    cpuWeight: Schema.union([Schema.natural().min(1).max(10000), Schema.const(null)]).description('CPU weight, cgroup v2 only.'),
+  }).description('Per-session resource limits.'),
 });
 
 export function apply(ctx: Context, config: ExecutorConfigInput): void {
