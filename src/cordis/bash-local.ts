@@ -14,13 +14,13 @@ export const Config: Schema<ExecutorConfigInput> = Schema.object({
   timeoutMs: Schema.natural().min(1).description('Default command timeout in milliseconds (120000).'),
   maxTimeoutMs: Schema.natural().min(1).description('Largest timeout a call may ask for (600000).'),
   maxOutputBytes: Schema.natural().description('Tail kept in memory per stream, in bytes (64000).'),
-  maxSpillBytes: Schema.natural().description('Largest spill file per stream, in bytes (64 MiB).'),
+  maxSpillBytes: Schema.natural().description('Largest spill file per stream, in bytes (2 GiB).'),
   graceMs: Schema.natural().description('Between SIGTERM and SIGKILL, in milliseconds (3000).'),
   drainMs: Schema.natural().description('How long pipes held by a descendant may stay open after the command ended (250).'),
   threads: Schema.natural().min(1).max(64).description('Supervisor worker threads (2).'),
   concurrentTasksPerWorker: Schema.natural().min(1).max(4096).description('Commands one worker supervises at once (256).'),
   spillRoot: Schema.string().description('Where the private spill directory is created (default: the OS temporary directory).'),
-  sessionSpillQuota: Schema.natural().description('Spill bytes one session may hold on disk (1 GiB).'),
+  sessionSpillQuota: Schema.natural().description('Spill bytes one session may hold on disk (4 GiB).'),
   keepSpills: Schema.boolean().description('Keep spill files after their session closes (false).'),
   env: Schema.object({
     inherit: Schema.union([Schema.const('all'), Schema.const('core'), Schema.const('none')]).description(

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { envPolicySchema } from '../env/policy.js';
 
 export const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
 
 export const executorConfigSchema = z
   .object({
@@ -12,8 +13,8 @@ export const executorConfigSchema = z
     maxTimeoutMs: z.number().int().positive().default(600_000),
     /** Tail cap per stream, in bytes. */
     maxOutputBytes: z.number().int().nonnegative().default(64_000),
-    /** Largest spill file per stream, in bytes. */
-    maxSpillBytes: z.number().int().nonnegative().default(64 * MIB),
+    /** Largest spill file per stream, in bytes: a 1 GiB stream keeps its whole file. */
+    maxSpillBytes: z.number().int().nonnegative().default(2 * GIB),
     /** Between SIGTERM and SIGKILL. */
     graceMs: z.number().int().nonnegative().default(3_000),
     /** How long a settled command's pipes may stay open (a descendant holding them) before the call returns. */
@@ -24,7 +25,7 @@ export const executorConfigSchema = z
     /** Where the runtime's private 0700 spill directory is created. Default: the OS temporary directory. */
     spillRoot: z.string().min(1).optional(),
     /** Spill bytes one session may hold on disk; a call that starts past it gets no spill file. */
-    sessionSpillQuota: z.number().int().nonnegative().default(1024 * MIB),
+    sessionSpillQuota: z.number().int().nonnegative().default(4 * GIB),
     /** The shellring-runner executable; default: the one shipped beside the native addon. */
     runnerPath: z.string().min(1).optional(),
     /** Keep spill files after their session closes. */

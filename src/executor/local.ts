@@ -161,7 +161,7 @@ export class LocalExecutor {
 
   #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
     if (this.#closed) throw Object.assign(new Error(executorErrors.closed), { code: 'SHELLRING_CLOSED' });
-    const used = this.spills.used(spec.sessionId);
+    const used = this.spills.used(spec.sessionId, this.capture);
     const captureId = this.capture.create({
       stdoutCap: spec.stdoutMaxBytes,
       stderrCap: spec.stderrMaxBytes,
@@ -192,8 +192,12 @@ export class LocalExecutor {
       this.#launches.delete(launch);
       session.delete(launch);
     });
+    this.spills.opened(spec.sessionId, captureId);
     const handle = new ProcessHandleImpl(this.capture, captureId, launch, spec.sandbox);
-    handle.onRelease = this.#count;
+    handle.onRelease = (captured, spilled) => {
+      this.#count(captured, spilled);
+      this.spills.released(spec.sessionId, captureId, spilled);
+    };
     return handle;
   }
 

@@ -1,71 +1,113 @@
-// The runtime's private spill directory (0700, unpredictable name) with one subdirectory per session.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+// The runtime's private spill directory (0700, unpredictable name, locked while the runtime lives) with one subdirectory per session.
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CaptureBackend } from '../capture/types.js';
+import { loadBinding } from '../native/loader.js';
+
+interface SessionSpills {
+  dir: string;
+  /** Bytes in the complete spill files of the session's released commands. */
+  settled: number;
+  /** Captures of commands still running, whose spill files may grow. */
+  live: Set<number>;
+}
 
 export class SpillDirs {
   readonly root: string;
-  readonly #sessions = new Map<string, string>();
+  readonly #sessions = new Map<string, SessionSpills>();
   readonly #keep: boolean;
+  /** The fd holding the root's lock marker; a root whose lock nobody holds is a crashed runtime's. */
+  #lock: number | undefined;
   #next = 1;
 
   constructor(parent: string | undefined, keep: boolean) {
+    const base = parent ?? tmpdir();
+    const binding = loadBinding();
+    // Roots of runtimes that died without closing (their lock died with them). Roots that keep their spill
+    // files on purpose carry no lock marker and are never touched.
+    binding.reclaimSpillRoots(base);
     // mkdtemp picks a fresh random name and fails rather than reuse one, so no other user can pre-create it.
-    this.root = mkdtempSync(join(parent ?? tmpdir(), 'shellring-'));
+    this.root = mkdtempSync(join(base, 'shellring-'));
     chmodSync(this.root, 0o700);
     this.#keep = keep;
+    if (!keep) this.#lock = binding.lockSpillRoot(this.root);
   }
 
   /** The session's directory, created on first use; undefined when it cannot be made (the root was removed,
-   * the disk is full): the call then runs with no spill file. Session ids never become path components. */
+   * the disk is full): the call then runs with no spill file. Session ids never become path components. A
+   * session directory removed later is made again by the capture at its next spill. */
   dirFor(sessionId: string | undefined): string | undefined {
     const key = sessionId ?? '';
-    let dir = this.#sessions.get(key);
-    if (!dir) {
-      dir = join(this.root, `session-${this.#next++}`);
+    let session = this.#sessions.get(key);
+    if (!session) {
+      const dir = join(this.root, `session-${this.#next++}`);
       try {
         mkdirSync(dir, { mode: 0o700 });
       } catch {
         return undefined;
       }
-      this.#sessions.set(key, dir);
+      session = { dir, settled: 0, live: new Set() };
+      this.#sessions.set(key, session);
     }
-    return dir;
+    return session.dir;
   }
 
-  /** Bytes the session's spill files hold now. */
-  used(sessionId: string | undefined): number {
-    const dir = this.#sessions.get(sessionId ?? '');
-    if (!dir) return 0;
-    let bytes = 0;
-    try {
-      for (const name of readdirSync(dir)) {
-        try {
-          bytes += statSync(join(dir, name)).size;
-        } catch {
-          // Removed while we looked: it holds nothing.
-        }
-      }
-    } catch {
-      return 0;
-    }
+  /**
+   * Bytes the session's spill files hold, kept incrementally (no directory read on the main thread): the complete
+   * files of released commands plus what running commands' files hold now (read from their captures without
+   * waiting). A file a command deletes gives its bytes back only when the session closes.
+   */
+  used(sessionId: string | undefined, capture: CaptureBackend): number {
+    const session = this.#sessions.get(sessionId ?? '');
+    if (!session) return 0;
+    let bytes = session.settled;
+    for (const id of session.live) bytes += spilledNow(capture, id);
     return bytes;
+  }
+
+  /** A command of the session started with this capture. */
+  opened(sessionId: string | undefined, captureId: number): void {
+    this.#sessions.get(sessionId ?? '')?.live.add(captureId);
+  }
+
+  /** The command's capture is released; `spilledBytes` stay in its complete spill files. */
+  released(sessionId: string | undefined, captureId: number, spilledBytes: number): void {
+    const session = this.#sessions.get(sessionId ?? '');
+    if (!session?.live.delete(captureId)) return;
+    session.settled += spilledBytes;
   }
 
   closeSession(sessionId: string | undefined): void {
     const key = sessionId ?? '';
-    const dir = this.#sessions.get(key);
-    if (!dir) return;
+    const session = this.#sessions.get(key);
+    if (!session) return;
     this.#sessions.delete(key);
-    if (this.#keep) removeIfEmpty(dir);
-    else rmSync(dir, { recursive: true, force: true });
+    if (this.#keep) removeIfEmpty(session.dir);
+    else rmSync(session.dir, { recursive: true, force: true });
   }
 
   close(): void {
     for (const key of [...this.#sessions.keys()]) this.closeSession(key);
     if (this.#keep) removeIfEmpty(this.root);
     else rmSync(this.root, { recursive: true, force: true });
+    if (this.#lock !== undefined) loadBinding().closeFd(this.#lock);
+    this.#lock = undefined;
   }
+}
+
+/** Bytes a live capture's spill files hold now. */
+function spilledNow(capture: CaptureBackend, id: number): number {
+  let bytes = 0;
+  try {
+    for (const stream of [0, 1] as const) {
+      const info = capture.info(id, stream);
+      if (info.spill === 'active' || info.spill === 'complete') bytes += info.total;
+    }
+  } catch {
+    // Freed meanwhile: its bytes were counted at release.
+  }
+  return bytes;
 }
 
 /** Kept spill files stay; directories that hold none do not. */

@@ -100,6 +100,10 @@ export interface NativeBinding {
   drain(capture: number, withinMs: number): Promise<void>;
   /** True once every attached pipe reached end-of-file. */
   readersDone(capture: number): boolean;
+  /** Marks a spill root as a live runtime's: returns the fd that holds its lock (close it with `closeFd`). */
+  lockSpillRoot(root: string): number;
+  /** Removes the spill roots under `parent` whose lock no live runtime holds; returns how many. */
+  reclaimSpillRoots(parent: string): number;
   /** Panics inside native code on purpose; for tests of the panic boundary. */
   panicForTest(): void;
 }

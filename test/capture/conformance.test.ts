@@ -351,13 +351,29 @@ describe.each([
       backend.free(id);
     });
 
-    it('turns unavailable when the directory is removed underneath, and the call succeeds', () => {
-      const id = backend.create({ stdoutCap: 2, spillDir: dir });
+    it('makes the directory again (0700) when it was removed before the overflow, and spills the whole stream', () => {
+      const id = backend.create({ stdoutCap: 2, spillDir: dir, spillName: 'again' });
       backend.write(id, 0, t('ab'));
       fs.rmSync(dir, { recursive: true });
+      backend.write(id, 0, t('cd'));
+      backend.finish(id);
+      const file = path.join(dir, 'again.stdout.log');
+      expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'complete', spillPath: file });
+      expect(fs.readFileSync(file)).toEqual(t('abcd'));
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+      backend.free(id);
+    });
+
+    it('turns unavailable when the directory and its parent are removed underneath, and the call succeeds', () => {
+      const spillDir = path.join(dir, 'root', 'session');
+      fs.mkdirSync(spillDir, { recursive: true });
+      const id = backend.create({ stdoutCap: 2, spillDir });
+      backend.write(id, 0, t('ab'));
+      fs.rmSync(path.join(dir, 'root'), { recursive: true });
       expect(() => backend.write(id, 0, t('cd'))).not.toThrow();
       expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'unavailable' });
       expect(backend.tail(id, 0)).toEqual(t('cd'));
+      expect(fs.existsSync(path.join(dir, 'root'))).toBe(false);
       backend.finish(id);
       backend.free(id);
     });

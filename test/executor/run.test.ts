@@ -28,7 +28,7 @@ describe('resolve', () => {
         timeoutMs: 120_000,
         stdoutMaxBytes: 64_000,
         stderrMaxBytes: 64_000,
-        maxSpillBytes: 64 * 1024 * 1024,
+        maxSpillBytes: 2 * 1024 * 1024 * 1024,
         graceMs: 3_000,
         workdir: process.cwd(),
       });

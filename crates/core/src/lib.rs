@@ -13,6 +13,7 @@ pub mod ring;
 pub mod ring_view;
 pub mod shared;
 pub mod spill;
+pub mod spill_root;
 pub mod stats;
 pub mod tail;
 pub mod utf8;

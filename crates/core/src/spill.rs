@@ -1,8 +1,8 @@
 //! The lazy spill file of one stream: memory until the tail cap, then the whole stream on disk.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
 
@@ -119,12 +119,26 @@ impl Spill {
             return;
         }
         let path = dir.join(&self.file_name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_CLOEXEC)
-            .open(&path);
+        let open = || {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_CLOEXEC)
+                .open(&path)
+        };
+        let file = match open() {
+            // The directory was removed underneath (a command cleaned up after itself): make it again, but only
+            // inside a parent that still exists, the runtime's private root; never a whole path.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match DirBuilder::new().mode(0o700).create(dir) {
+                    Ok(()) => open(),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => open(),
+                    Err(e) => Err(e),
+                }
+            }
+            other => other,
+        };
         let Ok(mut file) = file else {
             // Not ours (EEXIST) or never created: nothing to remove.
             self.state = State::Unavailable;

@@ -150,7 +150,7 @@ fn a_first_chunk_past_the_spill_cap_creates_nothing() {
 }
 
 #[test]
-fn a_directory_removed_before_the_overflow_makes_the_spill_unavailable() {
+fn a_directory_removed_before_the_overflow_is_made_again_for_the_spill() {
     let dir = TempDir::new("gone");
     let spill_dir: PathBuf = dir.path().join("spill");
     fs::create_dir(&spill_dir).unwrap();
@@ -159,7 +159,28 @@ fn a_directory_removed_before_the_overflow_makes_the_spill_unavailable() {
     fs::remove_dir(&spill_dir).unwrap();
     c.write(Stream::Stdout, b"defgh");
     c.finish();
+    let info = c.info(Stream::Stdout);
+    assert_eq!(info.spill, SpillState::Complete);
+    assert_eq!(fs::read(info.spill_path.unwrap()).unwrap(), b"abcdefgh");
+    assert_eq!(
+        fs::metadata(&spill_dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    assert_eq!(c.tail(Stream::Stdout), b"efgh");
+}
+
+#[test]
+fn a_directory_whose_parent_is_gone_too_makes_the_spill_unavailable() {
+    let dir = TempDir::new("gone-parent");
+    let spill_dir: PathBuf = dir.path().join("root").join("spill");
+    fs::create_dir_all(&spill_dir).unwrap();
+    let mut c = Capture::new(1, &options(&spill_dir, 4));
+    c.write(Stream::Stdout, b"abc");
+    fs::remove_dir_all(dir.path().join("root")).unwrap();
+    c.write(Stream::Stdout, b"defgh");
+    c.finish();
     assert_eq!(c.info(Stream::Stdout).spill, SpillState::Unavailable);
+    assert!(!dir.path().join("root").exists());
     assert_eq!(c.tail(Stream::Stdout), b"efgh");
 }
 

@@ -9,6 +9,7 @@ mod guard;
 mod js_buffer;
 mod pipes;
 mod shapes;
+mod spill_roots;
 mod tables;
 
 use napi::bindgen_prelude::Float64ArraySlice;

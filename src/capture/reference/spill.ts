@@ -91,7 +91,7 @@ export class Spill {
     }
     const path = this.dir.endsWith('/') ? this.dir + this.fileName : `${this.dir}/${this.fileName}`;
     try {
-      this.fd = fs.openSync(path, CREATE_FLAGS, CREATE_MODE);
+      this.fd = openMakingDir(this.dir, path);
     } catch {
       // The path may belong to someone else (EEXIST): it is not ours to remove.
       this.state = 'unavailable';
@@ -137,5 +137,20 @@ function removeQuietly(path: string): void {
     fs.unlinkSync(path);
   } catch {
     // The directory may itself be gone; there is nothing more to remove.
+  }
+}
+
+/** Opens a new spill file; a directory removed underneath is made again (0700), inside a parent that still exists. */
+function openMakingDir(dir: string, path: string): number {
+  try {
+    return fs.openSync(path, CREATE_FLAGS, CREATE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (made) {
+      if ((made as NodeJS.ErrnoException).code !== 'EEXIST') throw made;
+    }
+    return fs.openSync(path, CREATE_FLAGS, CREATE_MODE);
   }
 }
