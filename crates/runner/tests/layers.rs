@@ -87,10 +87,18 @@ fn landlock_with_its_mount_layer_keeps_metadata_kernel_and_state_out_of_reach() 
 fn the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial() {
     let t = Tree::new("seccomp");
     let ws = t.path("ws");
-    let script = format!("chmod 777 {}; echo in > in; chmod +x in || echo inside-refused; ipcmk -M 4096 || echo ipc-refused", t.path("side/f"));
+    // Without the mount layer, Landlock alone keeps writes inside the roots.
+    let script = format!(
+        "chmod 777 {f}; echo in > in && echo write-in-ok; chmod +x in || echo inside-refused; ipcmk -M 4096 || echo ipc-refused; \
+         echo out > {out} || echo write-out-refused",
+        f = t.path("side/f"),
+        out = t.path("side/new"),
+    );
     let (status, out) = run(&["--landlock", "--isolation", "seccomp", "--rw", &ws, "-c", &script], &t.base.join("ws"));
     assert!(status.starts_with("started ") && status.contains(" partial\n"), "{status}");
     assert!(out.contains("Operation not permitted") && out.contains("inside-refused") && out.contains("ipc-refused"), "{out}");
+    assert!(out.contains("write-in-ok") && out.contains("write-out-refused"), "{out}");
+    assert!(!t.base.join("side/new").exists());
     assert_eq!(std::fs::metadata(t.base.join("side/f")).unwrap().permissions().mode() & 0o7777, 0o644);
 }
 
