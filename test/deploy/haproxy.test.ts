@@ -1,0 +1,165 @@
+// Several `shellring serve` instances behind a real HAProxy running deploy/haproxy.cfg: 30 SDK sessions with
+// background jobs, one instance SIGKILLed (its sessions get "Session not found" and start over; the others keep
+// their jobs and output), another SIGTERMed (its calls in flight finish before it exits).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, cli, httpTransport, jobIdOf, newClient, repo, textOf, workdir, type TestClient } from '../faces/helpers.js';
+import { until } from '../helpers/until.js';
+
+const work = workdir('haproxy');
+const TOKEN = 'proxy-token-0123456789abcdef0123';
+const tokenFile = join(work, 'token');
+const SESSIONS = 30;
+
+interface Instance {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  cwd: string;
+  exited: Promise<number | null>;
+  stderr: () => string;
+}
+
+const instances: Instance[] = [];
+let proxy: ChildProcess | undefined;
+let proxyUrl: string;
+const clients: TestClient[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function startInstance(name: string): Promise<Instance> {
+  const cwd = join(work, name);
+  mkdirSync(cwd);
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--cwd', cwd, '--token-file', tokenFile, '--drain-timeout', '30000'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = Number(await until(() => /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(stderr)?.[1], 20_000, `${name} to listen`));
+  return { name, child, port, cwd, exited, stderr: () => stderr };
+}
+
+/** The shipped configuration, with this test's ports in place of the documented ones. */
+function proxyConfig(port: number): string {
+  let text = readFileSync(join(repo, 'deploy/haproxy.cfg'), 'utf8');
+  text = text.replace('bind 127.0.0.1:8800', `bind 127.0.0.1:${port}`);
+  instances.forEach((instance, i) => {
+    text = text.replace(`127.0.0.1:880${i + 1}`, `127.0.0.1:${instance.port}`);
+  });
+  expect(text.split('\n').filter((line) => !line.trim().startsWith('#')).join('\n')).not.toMatch(/:880\d\b/);
+  return text;
+}
+
+async function connect(name: string): Promise<TestClient> {
+  const tc = newClient(name);
+  await tc.client.connect(httpTransport(proxyUrl, TOKEN));
+  clients.push(tc);
+  return tc;
+}
+
+/** Which instance serves this session: each runs in its own directory. */
+async function home(tc: TestClient): Promise<Instance> {
+  const cwd = textOf(await call(tc.client, 'bash', { command: 'pwd', description: 'print the working directory' })).trim();
+  const instance = instances.find((i) => i.cwd === cwd);
+  if (!instance) throw new Error(`no instance runs in ${cwd}`);
+  return instance;
+}
+
+beforeAll(async () => {
+  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+  for (const name of ['s1', 's2', 's3']) instances.push(await startInstance(name));
+  const port = await freePort();
+  const config = join(work, 'haproxy.cfg');
+  writeFileSync(config, proxyConfig(port));
+  const check = spawnSync('haproxy', ['-c', '-f', config], { encoding: 'utf8' });
+  expect(check.status, check.stderr + check.stdout).toBe(0);
+  proxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  proxyUrl = `http://127.0.0.1:${port}/mcp`;
+  await until(
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`)
+        .then((res) => res.status === 200)
+        .catch(() => false),
+    20_000,
+    'the proxy to serve',
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((tc) => tc.client.close().catch(() => {})));
+  proxy?.kill('SIGTERM');
+  for (const instance of instances) instance.child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('three instances behind HAProxy', () => {
+  it('spreads 30 sessions, survives a SIGKILLed and a SIGTERMed instance', async () => {
+    // 30 sessions, each with a background job that writes numbered lines for a few seconds.
+    const sessions: { i: number; tc: TestClient; home: Instance; job: string }[] = [];
+    await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, i) => {
+        const tc = await connect(`session-${i}`);
+        const where = await home(tc);
+        const started = await call(tc.client, 'bash', {
+          command: `for n in $(seq 1 40); do echo s${i}-line-$n; sleep 0.1; done`,
+          description: 'write numbered lines slowly',
+          run_in_background: true,
+        });
+        sessions.push({ i, tc, home: where, job: jobIdOf(textOf(started)) });
+      }),
+    );
+    const [killed, drained, kept] = instances;
+    for (const instance of instances) expect(sessions.filter((s) => s.home === instance).length).toBeGreaterThan(0);
+
+    // SIGKILL one instance: its sessions get a clean "Session not found" and start over; the others are intact.
+    killed!.child.kill('SIGKILL');
+    await killed!.exited;
+    for (const s of sessions.filter((x) => x.home === killed)) {
+      await expect(call(s.tc.client, 'job_list', {})).rejects.toThrow(/Session not found/);
+      const again = await connect('restarted');
+      expect((await home(again)).name).not.toBe(killed!.name);
+      expect(textOf(await call(again.client, 'bash', { command: 'echo back', description: 'work in the new session' }))).toBe('back\n');
+    }
+    const survivors = sessions.filter((x) => x.home !== killed);
+    await Promise.all(
+      survivors.map(async (s) => {
+        const text = textOf(await call(s.tc.client, 'job_output', { job_id: s.job, wait: true, timeout_ms: 60_000 }));
+        const expected = Array.from({ length: 40 }, (_, n) => `s${s.i}-line-${n + 1}\n`).join('');
+        expect(text).toBe(`${expected}[status: completed, exit code: 0]`);
+      }),
+    );
+
+    // SIGTERM another: the calls in flight on it finish, then it exits 0.
+    const onDrained = survivors.filter((x) => x.home === drained);
+    const startedLines = () => (drained!.stderr().match(/"event":"call.started"/g) ?? []).length;
+    const before = startedLines();
+    const inFlight = onDrained.map((s) =>
+      call(s.tc.client, 'bash', { command: 'sleep 2; echo finished-before-exit', description: 'finish during the drain' }),
+    );
+    await until(() => startedLines() >= before + onDrained.length, 20_000, 'the calls to start');
+    drained!.child.kill('SIGTERM');
+    for (const result of await Promise.all(inFlight)) expect(textOf(result)).toBe('finished-before-exit\n');
+    expect(await drained!.exited).toBe(0);
+    // Its sessions then start over on the instance that is left.
+    const after = await connect('after-drain');
+    expect((await home(after)).name).toBe(kept!.name);
+    for (const s of onDrained) await expect(call(s.tc.client, 'job_list', {})).rejects.toThrow(/Session not found/);
+    // The untouched instance's sessions still work.
+    for (const s of survivors.filter((x) => x.home === kept)) {
+      expect(textOf(await call(s.tc.client, 'bash', { command: 'echo still', description: 'work after the others left' }))).toBe('still\n');
+    }
+  }, 180_000);
+});
