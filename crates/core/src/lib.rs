@@ -10,6 +10,7 @@ pub mod pipe;
 pub mod reactor;
 pub mod registry;
 pub mod ring;
+pub mod ring_chunk;
 pub mod ring_view;
 pub mod shared;
 pub mod spill;

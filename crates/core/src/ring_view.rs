@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::ring::{Chunk, ChunkKind, ReadMeta, RingRead, Segment, SegmentLen};
+use crate::ring_chunk::{Chunk, ChunkKind, ReadMeta, RingRead, Segment, SegmentLen};
 
 /// What a read takes: `count` consecutive chunks from `first`, starting at `head` in the first chunk
 /// and ending at `end` in the last. Plain numbers, so planning a read allocates nothing.
