@@ -1,9 +1,12 @@
-// The bash tool's description, in the words the model reads; it varies only with the composition, never per call.
+// The bash tool's description, in the words the model reads; it varies with the composition and the session's
+// approval channel, never per call.
 
 export interface DescriptionOptions {
   background: boolean;
   promotes: boolean;
   sandbox: boolean;
+  /** Someone can approve an escalation for this session: the retry is worth offering. */
+  escalation: boolean;
 }
 
 export function bashDescription(options: DescriptionOptions): string {
@@ -25,9 +28,13 @@ export function bashDescription(options: DescriptionOptions): string {
       'A command still running at its timeout is not killed: it keeps running as a background job and the result names its id.',
     );
   }
-  if (options.sandbox) {
+  if (options.sandbox && options.escalation) {
     parts.push(
       'Commands run in a sandbox. `[sandbox: file access denied under <mode> mode]` means the sandbox blocked a file operation: that is policy, not a bug in the command. Only after such a real denial, retry the exact same command once with `sandbox_permissions` set to the narrowest wider mode that suffices and a one-sentence `justification`; the user is asked to approve. Never escalate speculatively, and a rejected escalation is final for that command.',
+    );
+  } else if (options.sandbox) {
+    parts.push(
+      'Commands run in a sandbox. `[sandbox: file access denied under <mode> mode]` means the sandbox blocked a file operation: that is policy, not a bug in the command, and nobody here can widen it. Work within it: write only where the mode allows, or tell the user what needs wider access.',
     );
   }
   return parts.join('\n\n');

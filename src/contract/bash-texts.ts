@@ -1,4 +1,5 @@
 // The bash tool's words: its errors, the texts of background starts and hand-offs, and its prompt section.
+import { shownJson } from './shown.js';
 
 /** The `tool:bash` prompt section. */
 export const BASH_PROMPT = 'Check the [exit code: N] marker on every bash result; investigate failures before moving on.';
@@ -10,9 +11,11 @@ export const bashArgErrors = {
   command: 'invalid command: expected a non-empty string',
   description: 'invalid description: expected a non-empty string',
   timeoutMs: (value: unknown) =>
-    `invalid timeoutMs: expected a positive number, got ${JSON.stringify(value === undefined ? null : value)}`,
+    `invalid timeoutMs: expected a positive number, got ${shownJson(value === undefined ? null : value)}`,
   sandboxPermissions: (value: unknown) =>
-    `invalid sandbox_permissions: expected "workspace-write" or "danger-full-access", got ${JSON.stringify(value)}`,
+    `invalid sandbox_permissions: expected "workspace-write" or "danger-full-access", got ${shownJson(value)}`,
+  /** A field of the wrong type (`expected` names the type, for example "a string"). */
+  type: (field: string, expected: string, value: unknown) => `invalid ${field}: expected ${expected}, got ${shownJson(value)}`,
   nulInCommand: 'invalid command: contains a NUL byte, which no shell command can hold',
   nulInWorkdir: 'invalid workdir: contains a NUL byte, which no path can hold',
 };
@@ -49,6 +52,24 @@ export function bashJobLabel(command: string): string {
   const first = [...lines[0]!.trimEnd()];
   if (lines.length === 1 && first.length <= LABEL_CHARS) return first.join('');
   return `${first.slice(0, LABEL_CHARS).join('')}…`;
+}
+
+/** What a person reads when asked to approve an escalation: what would run, where, in which mode, and why. */
+export function approvalPrompt(request: {
+  toolName: string;
+  reason: string;
+  command: string;
+  cwd: string;
+  mode: string;
+  currentMode: string;
+}): string {
+  return [
+    `The ${request.toolName} tool asks to ${request.reason}.`,
+    `Command: ${request.command}`,
+    `Working directory: ${request.cwd}`,
+    `Sandbox: ${request.mode} for this one call (otherwise ${request.currentMode}).`,
+    'Allow it once?',
+  ].join('\n');
 }
 
 /** The reason an escalation's approval request carries. */

@@ -1,12 +1,14 @@
 // The job tools' words: results, errors, completion notices and the `tool:jobs` prompt section.
+import { shownId, shownJson } from './shown.js';
 
 export const jobErrors = {
-  invalidId: (value: unknown) => `invalid job_id: expected a non-empty string, got ${JSON.stringify(value ?? '')}`,
-  unknown: (id: string) => `unknown job ${id}`,
-  foreign: (id: string) => `job ${id} belongs to another session`,
+  invalidId: (value: unknown) => `invalid job_id: expected a non-empty string, got ${shownJson(value ?? '')}`,
+  unknown: (id: string) => `unknown job ${shownId(id)}`,
+  foreign: (id: string) => `job ${shownId(id)} belongs to another session`,
   limit: (n: number) =>
     `background job limit reached for this owner (limit: ${n}); use job_kill to stop an unneeded job, wait for it to finish, then retry`,
-  positive: (field: string, value: unknown) => `invalid ${field}: expected a positive number, got ${JSON.stringify(value ?? null)}`,
+  positive: (field: string, value: unknown) => `invalid ${field}: expected a positive number, got ${shownJson(value ?? null)}`,
+  type: (field: string, expected: string, value: unknown) => `invalid ${field}: expected ${expected}, got ${shownJson(value)}`,
 };
 
 export const jobTexts = {

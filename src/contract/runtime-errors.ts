@@ -1,5 +1,6 @@
 // Errors of the layers under the tools (environment registry, executor, sandbox, sessions) that reach a caller or a model.
 import { bashArgErrors } from './bash-texts.js';
+import { kindOf, shownJson } from './shown.js';
 
 export const bashEnvErrors = {
   emptyName: 'bash env contributor name must be non-empty',
@@ -17,13 +18,28 @@ export const executorErrors = {
   sandboxUnavailable: (mode: string) =>
     `sandbox mode "${mode}" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.`,
   command: bashArgErrors.command,
-  timeoutMs: (value: unknown) => `invalid timeoutMs: expected a positive number, got ${JSON.stringify(value)}`,
-  workdir: (value: unknown) => `invalid workdir: expected a non-empty string, got ${JSON.stringify(value)}`,
-  stdoutMaxBytes: (value: unknown) => `invalid stdoutMaxBytes: expected a non-negative integer, got ${JSON.stringify(value)}`,
+  timeoutMs: (value: unknown) => `invalid timeoutMs: expected a positive number, got ${shownJson(value)}`,
+  workdir: (value: unknown) => `invalid workdir: expected a non-empty string, got ${shownJson(value)}`,
+  stdoutMaxBytes: (value: unknown) => `invalid stdoutMaxBytes: expected a non-negative integer, got ${shownJson(value)}`,
   closed: 'the executor is closed',
 };
 
 export const sessionErrors = {
   closed: (id: string) => `session ${id} is closed`,
-  unknownTool: (name: string) => `unknown tool ${JSON.stringify(name)}`,
+  notAllowed: (name: string) => `tool ${shownJson(name)} is not available to this session`,
+  cwd: (value: unknown) => `invalid session cwd: expected a non-empty string, got ${shownJson(value)}`,
+  tools: (value: unknown) => `invalid session tools: expected an array of tool names, got ${kindOf(value)}`,
+  unknownRestriction: (name: unknown) =>
+    `invalid session tools: unknown tool ${shownJson(name)} (shellring's tools are bash, job_output, job_list, job_kill)`,
+  unknownTool: (name: unknown) => `unknown tool ${shownJson(name)}`,
+};
+
+/** A call the runtime cannot take: arguments or call options of the wrong shape. */
+export const callErrors = {
+  arguments: (value: unknown) => `invalid arguments: expected an object, got ${kindOf(value)}`,
+  options: (value: unknown) => `invalid call options: expected an object, got ${kindOf(value)}`,
+  signal: (value: unknown) => `invalid signal: expected an AbortSignal, got ${kindOf(value)}`,
+  callId: (value: unknown) => `invalid callId: expected a string, got ${shownJson(value)}`,
+  context: (value: unknown) => `invalid call context: expected an object, got ${kindOf(value)}`,
+  sessionId: (value: unknown) => `invalid call context: sessionId must be a string, got ${shownJson(value)}`,
 };

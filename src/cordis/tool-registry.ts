@@ -1,8 +1,8 @@
 // The `tools` service: tool definitions with their callers, listed for a model and called by name.
-import { z } from 'zod';
-import type { ListedTool } from '../runtime/runtime.js';
-import { sessionErrors } from '../contract/index.js';
-import { errorResult, type CallContext, type ToolDefinition, type ToolResult } from '../tools/tool.js';
+import { callErrors, sessionErrors } from '../contract/index.js';
+import { listTool, type ListedTool } from '../runtime/listing.js';
+import { checkArguments, checkCallId, checkSignal } from '../tools/call-input.js';
+import { errorResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from '../tools/tool.js';
 
 export interface ToolEntry {
   definition: ToolDefinition;
@@ -19,10 +19,10 @@ export class ToolRegistry {
 
   /** Adds a tool; the returned function removes exactly this registration (a later one under the same name stays). */
   register(entry: ToolEntry): () => void {
-    const { name, description, schema } = entry.definition;
+    const { name } = entry.definition;
     if (this.#tools.has(name)) throw new Error(`tool ${JSON.stringify(name)} is already registered`);
     // Converted once per registration: the same registration always lists the same bytes (prompt caches keep hitting).
-    const listed = { name, description, inputSchema: z.toJSONSchema(schema) as Record<string, unknown> };
+    const listed = listTool(entry.definition);
     const registered = { entry, listed };
     this.#tools.set(name, registered);
     return () => {
@@ -44,9 +44,27 @@ export class ToolRegistry {
     if (!tool) return errorResult(new Error(sessionErrors.unknownTool(name)));
     // A tool that throws instead of returning its error still answers the model, as `Error: <message>`.
     try {
-      return await tool.entry.call(input, context);
+      return await tool.entry.call(checkArguments(input), checkContext(context));
     } catch (error) {
       return errorResult(error);
     }
   }
+}
+
+/** The host's call context, judged before a tool sees it: a bad one fails this call clearly, not deep inside it. */
+function checkContext(context: unknown): CallContext {
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) {
+    throw new ToolError(callErrors.context(context));
+  }
+  const { sessionId, cwd, signal, callId, approve } = context as Record<string, unknown>;
+  if (typeof sessionId !== 'string') throw new ToolError(callErrors.sessionId(sessionId));
+  if (cwd !== undefined && (typeof cwd !== 'string' || !cwd)) throw new ToolError(sessionErrors.cwd(cwd));
+  return {
+    ...(context as CallContext),
+    sessionId,
+    cwd: cwd as string | undefined,
+    signal: checkSignal(signal),
+    callId: checkCallId(callId),
+    approve: typeof approve === 'function' ? (approve as CallContext['approve']) : undefined,
+  };
 }

@@ -127,6 +127,19 @@ export class LocalExecutor {
     return this.#launch(spec, null, options.ring ?? false);
   }
 
+  /**
+   * A handle for a command that never started because its preparation failed: it settles at once as failed,
+   * with `error` as its stderr and its failure detail.
+   */
+  failed(error: string, options: { sessionId?: string; ring?: boolean } = {}): ProcessHandle {
+    const captureId = this.capture.create({
+      stdoutCap: this.config.maxOutputBytes,
+      stderrCap: this.config.maxOutputBytes,
+      ring: options.ring || undefined,
+    });
+    return ProcessHandleImpl.failed(this.capture, captureId, error);
+  }
+
   /** Kills what the session still runs (descendants included) and removes its spill files. */
   async closeSession(sessionId: string | undefined): Promise<void> {
     const launches = this.#bySession.get(sessionId ?? '');

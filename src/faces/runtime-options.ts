@@ -11,6 +11,8 @@ export interface FaceRuntimeOptions {
   sandboxMode?: string;
   /** Where escalation approvals go, unless the base options already name an approval service. */
   approve?: ApprovalHandler;
+  /** Whether `approve` can reach a person for this session now (its client elicits, or a console answers). */
+  available?: (sessionId: string) => boolean;
 }
 
 export function faceRuntimeOptions(base: RuntimeOptions, face: FaceRuntimeOptions): RuntimeOptions {
@@ -18,6 +20,6 @@ export function faceRuntimeOptions(base: RuntimeOptions, face: FaceRuntimeOption
   if (face.sandboxMode !== undefined) {
     options.sandbox = { ...options.sandbox, mode: face.sandboxMode as NonNullable<RuntimeOptions['sandbox']>['mode'] };
   }
-  if (face.approve && options.approval === undefined) options.approval = { request: face.approve };
+  if (face.approve && options.approval === undefined) options.approval = { request: face.approve, available: face.available };
   return options;
 }

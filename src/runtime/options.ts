@@ -43,6 +43,9 @@ export const runtimeOptionsSchema = z
             error: 'expected a function',
           })
           .optional(),
+        available: z
+          .custom<(sessionId: string) => boolean>((value) => typeof value === 'function', { error: 'expected a function' })
+          .optional(),
       })
       .strict()
       .optional(),

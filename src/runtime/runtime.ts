@@ -1,6 +1,5 @@
 // The runtime every face sits on: sessions, the tool list, prompt sections, notices and the jobs observer API.
 import { EventEmitter } from 'node:events';
-import { z } from 'zod';
 import { EnvRegistry } from '../env/registry.js';
 import { resolveDshHome } from '../env/dsh-home.js';
 import { LocalExecutor } from '../executor/local.js';
@@ -9,16 +8,14 @@ import { BashTool } from '../tools/bash.js';
 import { jobToolDefinitions } from '../tools/job-tools.js';
 import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
 import type { ToolDefinition } from '../tools/tool.js';
+import type { ApprovalHandler } from '../sandbox/approval.js';
+import { listTool, type ListedTool } from './listing.js';
 import { JobsView } from './jobs-view.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { Session, type CallEvent, type SessionOptions } from './session.js';
 
-export interface ListedTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+export type { ListedTool };
 
 export interface PromptSection {
   name: string;
@@ -41,8 +38,7 @@ export class Runtime {
   readonly sandbox: Sandbox | undefined;
   readonly #registry: JobRegistry | undefined;
   readonly #bash: BashTool;
-  readonly #tools: ToolDefinition[];
-  readonly #listed: ListedTool[];
+  readonly #jobTools: ToolDefinition[];
   readonly #sessions = new Map<string, Session>();
   readonly #events = new EventEmitter();
   #closed = false;
@@ -74,19 +70,13 @@ export class Runtime {
       sandbox: this.sandbox,
       approval: options.approval,
     });
-    this.#tools = [this.#bash.definition, ...(this.#registry ? jobToolDefinitions() : [])];
-    // Computed once: the same configuration always lists the same bytes, so a model's prompt cache keeps hitting.
-    this.#listed = this.#tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: z.toJSONSchema(tool.schema) as Record<string, unknown>,
-    }));
+    this.#jobTools = this.#registry ? jobToolDefinitions() : [];
   }
 
   /** Opens (or returns the open) agent session with this id. */
   session(options: SessionOptions): Session {
     if (this.#closed) throw Object.assign(new Error('the runtime is closed'), { code: 'SHELLRING_CLOSED' });
-    const existing = this.#sessions.get(options.id);
+    const existing = this.#sessions.get(options?.id);
     if (existing && !existing.closed) return existing;
     const session = new Session(options, {
       bash: this.#bash,
@@ -94,6 +84,7 @@ export class Runtime {
       executor: this.executor,
       sandbox: this.sandbox,
       forget: () => this.#sessions.delete(options.id),
+      list: (approve, allowed) => this.#list(options.id, approve, allowed),
       onCall: (event) => this.#events.emit('call', event),
     });
     this.#sessions.set(options.id, session);
@@ -105,8 +96,14 @@ export class Runtime {
     return [...this.#sessions.values()].filter((session) => !session.closed);
   }
 
+  /** The tools for a session without its own approval channel or restriction; `session.listTools()` gives a session's. */
   listTools(): ListedTool[] {
-    return structuredClone(this.#listed);
+    return this.#list(undefined, undefined, undefined);
+  }
+
+  #list(sessionId: string | undefined, approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined): ListedTool[] {
+    const tools = [this.#bash.definitionFor(sessionId, approve), ...this.#jobTools];
+    return tools.filter((tool) => !allowed || allowed.has(tool.name)).map(listTool);
   }
 
   promptSections(): PromptSection[] {

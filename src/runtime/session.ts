@@ -7,19 +7,24 @@ import type { JobRegistry } from '../jobs/registry.js';
 import type { BashTool } from '../tools/bash.js';
 import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ApprovalHandler } from '../sandbox/approval.js';
 import { callJobTool } from '../tools/job-tools.js';
-import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
+import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
+import { errorResult, ToolError, type CallContext, type ToolResult } from '../tools/tool.js';
 import { sessionErrors } from '../contract/index.js';
+import type { ListedTool } from './listing.js';
+
+export type { CallOptions };
+
+/** Every tool shellring can offer; a session's `tools` names a subset of them. */
+export const TOOL_NAMES = ['bash', 'job_output', 'job_list', 'job_kill'] as const;
 
 export interface SessionOptions {
   id: string;
-  /** Default: the host's working directory. */
+  /** Default: the executor's configured cwd, else the host's working directory. */
   cwd?: string;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  callId?: string;
+  /** The tools this session's agent may use (listed and callable); default: all the runtime offers. */
+  tools?: readonly string[];
 }
 
 /**
@@ -36,6 +41,8 @@ interface SessionDeps {
   executor: LocalExecutor;
   sandbox: Sandbox | undefined;
   forget: () => void;
+  /** The runtime's listing for a session with this approval channel and tool restriction. */
+  list: (approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined) => ListedTool[];
   /** The runtime's own listener, so one subscription sees every session's calls. */
   onCall: (event: CallEvent) => void;
 }
@@ -43,7 +50,11 @@ interface SessionDeps {
 export class Session {
   readonly id: string;
   readonly cwd: string;
+  /** The tools this session's agent may use, when restricted. */
+  readonly tools: readonly string[] | undefined;
+  readonly #allowed: ReadonlySet<string> | undefined;
   readonly #deps: SessionDeps;
+  #approve: ApprovalHandler | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
   readonly #calls = new EventEmitter();
@@ -52,8 +63,13 @@ export class Session {
     if (typeof options?.id !== 'string' || !options.id.trim()) {
       throw Object.assign(new Error('invalid session id: expected a non-empty string'), { code: 'SHELLRING_INVALID_SESSION' });
     }
+    if (options.cwd !== undefined && (typeof options.cwd !== 'string' || !options.cwd)) {
+      throw Object.assign(new Error(sessionErrors.cwd(options.cwd)), { code: 'SHELLRING_INVALID_SESSION' });
+    }
     this.id = options.id;
-    this.cwd = resolve(options.cwd ?? process.cwd());
+    this.cwd = resolve(options.cwd ?? deps.executor.config.cwd ?? process.cwd());
+    this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));
+    this.#allowed = this.tools && new Set(this.tools);
     this.#deps = deps;
   }
 
@@ -61,20 +77,40 @@ export class Session {
     return this.#closed;
   }
 
-  async callTool(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
+  /** The tools as this session's model sees them: its restriction applied, escalation only where it can be approved. */
+  listTools(): ListedTool[] {
+    return this.#deps.list(this.#approve, this.#allowed);
+  }
+
+  /**
+   * Gives this session its own approval channel (an MCP client that elicits, a console a person watches), or
+   * removes it. While a channel exists, bash lists the escalation fields and hints at them after a denial.
+   */
+  setApprovalChannel(handler: ApprovalHandler | undefined): void {
+    if (handler !== undefined && typeof handler !== 'function') {
+      throw Object.assign(new Error('invalid approval channel: expected a function or undefined'), { code: 'SHELLRING_INVALID_CONFIG' });
+    }
+    this.#approve = handler;
+  }
+
+  async callTool(name: string, args?: unknown, options?: CallOptions | null): Promise<ToolResult> {
     if (this.#closed) return errorResult(new Error(sessionErrors.closed(this.id)));
-    const callId = options.callId ?? randomUUID();
+    let checked: CallOptions;
+    try {
+      checked = checkOptions(options);
+    } catch (error) {
+      return errorResult(error);
+    }
+    const callId = checked.callId ?? randomUUID();
     const started = Date.now();
     this.#emit({ type: 'started', sessionId: this.id, callId, tool: name, at: started, args });
-    let result: ToolResult;
-    try {
-      result = await this.#dispatch(name, args, { sessionId: this.id, cwd: this.cwd, signal: options.signal, callId });
-    } catch (error) {
-      // Listeners learn of the failure as its error result; the caller still gets the exception.
-      const ended = Date.now();
-      this.#emit({ type: 'ended', sessionId: this.id, callId, tool: name, at: ended, durationMs: ended - started, result: errorResult(error) });
-      throw error;
-    }
+    const result = await this.#dispatch(name, args, {
+      sessionId: this.id,
+      cwd: this.cwd,
+      signal: checked.signal,
+      callId,
+      approve: this.#approve,
+    });
     const ended = Date.now();
     this.#emit({ type: 'ended', sessionId: this.id, callId, tool: name, at: ended, durationMs: ended - started, result });
     return result;
@@ -86,12 +122,18 @@ export class Session {
     return () => this.#calls.off('call', listener);
   }
 
-  #dispatch(name: string, args: unknown, context: CallContext): Promise<ToolResult> {
-    if (name === 'bash') return this.#deps.bash.call(args, context);
-    if (this.#deps.jobs && (name === 'job_output' || name === 'job_list' || name === 'job_kill')) {
-      return callJobTool(this.#deps.jobs, name, args, context);
+  /** Never throws: every failure, the caller's included, is the call's error result. */
+  async #dispatch(name: string, args: unknown, context: CallContext): Promise<ToolResult> {
+    try {
+      const known = name === 'bash' || (this.#deps.jobs !== undefined && (name === 'job_output' || name === 'job_list' || name === 'job_kill'));
+      if (!known) throw new ToolError(sessionErrors.unknownTool(name));
+      if (this.#allowed && !this.#allowed.has(name)) throw new ToolError(sessionErrors.notAllowed(name));
+      const input = checkArguments(args);
+      if (name === 'bash') return await this.#deps.bash.call(input, context);
+      return await callJobTool(this.#deps.jobs!, name, input, context);
+    } catch (error) {
+      return errorResult(error);
     }
-    return Promise.resolve(errorResult(new Error(sessionErrors.unknownTool(name))));
   }
 
   #emit(event: CallEvent): void {
@@ -131,4 +173,17 @@ export class Session {
     })();
     return this.#closing;
   }
+}
+
+/** A restriction names shellring's tools only: a typo would otherwise hide a tool without a word. */
+function checkTools(tools: unknown): string[] {
+  if (!Array.isArray(tools)) {
+    throw Object.assign(new Error(sessionErrors.tools(tools)), { code: 'SHELLRING_INVALID_SESSION' });
+  }
+  for (const name of tools) {
+    if (!(TOOL_NAMES as readonly unknown[]).includes(name)) {
+      throw Object.assign(new Error(sessionErrors.unknownRestriction(name)), { code: 'SHELLRING_INVALID_SESSION' });
+    }
+  }
+  return [...tools] as string[];
 }

@@ -9,7 +9,7 @@ export const ESCALATION_MODES = ['workspace-write', 'danger-full-access'] as con
 export interface BashSchemaOptions {
   /** Advertise run_in_background: background enabled AND a job registry composed. */
   background: boolean;
-  /** Advertise the escalation fields: the executor sandboxes. */
+  /** Advertise the escalation fields: the executor sandboxes and someone can approve for this session. */
   sandbox: boolean;
   /** The timeout hands a still-running command over to a background job. */
   promotes: boolean;
@@ -36,14 +36,14 @@ export function bashArgsSchema(options: BashSchemaOptions) {
       .optional()
       .describe(options.promotes ? bashParamDocs.timeoutMsPromotes : bashParamDocs.timeoutMs),
     workdir: z
-      .string()
+      .string({ error: (issue) => bashArgErrors.type('workdir', 'a string', issue.input) })
       .optional()
       .describe(bashParamDocs.workdir),
   };
   const background = options.background
     ? {
         run_in_background: z
-          .boolean()
+          .boolean({ error: (issue) => bashArgErrors.type('run_in_background', 'a boolean', issue.input) })
           .optional()
           .describe(bashParamDocs.runInBackground),
       }
@@ -55,7 +55,7 @@ export function bashArgsSchema(options: BashSchemaOptions) {
           .optional()
           .describe(bashParamDocs.sandboxPermissions),
         justification: z
-          .string()
+          .string({ error: (issue) => bashArgErrors.type('justification', 'a string', issue.input) })
           .optional()
           .describe(bashParamDocs.justification),
       }

@@ -5,8 +5,9 @@ import type { LocalExecutor } from '../executor/local.js';
 import type { ExecSpec, ProcessHandle } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
+import { bashOutputSchema } from './output-schemas.js';
 import { bashJobSource } from './bash-job-source.js';
-import { askApproval, type ApprovalConfig } from '../sandbox/approval.js';
+import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
 import {
@@ -31,26 +32,48 @@ export interface BashToolDeps {
   env: EnvRegistry;
   jobs?: JobRegistry;
   config: BashToolConfig;
-  /** A sandboxing executor's policy: present, the escalation fields are advertised. */
+  /** A sandboxing executor's policy: present, escalation is possible where someone can approve it. */
   sandbox?: Sandbox;
-  /** The approval service; without `request` (and with policy `ask`) there is none. */
+  /** The approval service: its `request` is every session's channel unless a session has its own. */
   approval?: ApprovalConfig;
 }
 
 export class BashTool {
-  readonly definition: ToolDefinition;
   readonly #deps: BashToolDeps;
   readonly #schema: ReturnType<typeof bashArgsSchema>;
   readonly #background: boolean;
   readonly #promotes: boolean;
+  /** Built once each, so one configuration always lists the same bytes (prompt caches keep hitting). */
+  readonly #plain: ToolDefinition;
+  readonly #escalating: ToolDefinition;
 
   constructor(deps: BashToolDeps) {
     this.#deps = deps;
     this.#background = deps.config.enableRunInBackground && deps.jobs !== undefined;
     this.#promotes = this.#background && deps.config.promoteOnTimeout;
-    const options = { background: this.#background, promotes: this.#promotes, sandbox: deps.sandbox !== undefined };
-    this.#schema = bashArgsSchema(options);
-    this.definition = { name: 'bash', description: bashDescription(options), schema: this.#schema };
+    const sandbox = deps.sandbox !== undefined;
+    const options = { background: this.#background, promotes: this.#promotes };
+    // Calls are judged by the full schema whatever was listed: a field sent anyway meets its own contract error.
+    this.#schema = bashArgsSchema({ ...options, sandbox });
+    this.#plain = {
+      name: 'bash',
+      description: bashDescription({ ...options, sandbox, escalation: false }),
+      schema: bashArgsSchema({ ...options, sandbox: false }),
+      outputSchema: bashOutputSchema,
+    };
+    this.#escalating = sandbox
+      ? { ...this.#plain, description: bashDescription({ ...options, sandbox, escalation: true }), schema: this.#schema }
+      : this.#plain;
+  }
+
+  /** The definition for one session: its own approval channel `approve`, else the composition's, if any. */
+  definitionFor(sessionId: string | undefined, approve?: ApprovalHandler): ToolDefinition {
+    return this.#escalationAdvertised(sessionId, approve) ? this.#escalating : this.#plain;
+  }
+
+  /** The composition's definition: escalation is listed when its approval service can ask someone. */
+  get definition(): ToolDefinition {
+    return this.definitionFor(undefined);
   }
 
   async call(input: unknown, context: CallContext): Promise<ToolResult> {
@@ -59,12 +82,28 @@ export class BashTool {
       this.#checkPolicy(args);
       const mode = await this.#mode(args, context);
       if (context.signal?.aborted) throw new ToolError(bashToolErrors.aborted);
-      const spec = await this.#spec(args, context, mode);
-      if (args.run_in_background) return this.#background_(args, spec, context);
-      return await this.#foreground(args, spec, context);
+      if (args.run_in_background) return await this.#startBackground(args, context, mode);
+      return await this.#foreground(args, await this.#spec(args, context, mode), context);
     } catch (error) {
       return errorResult(error);
     }
+  }
+
+  /** The call's base directory: the session's, else the executor's configured one, else the host's. */
+  #base(context: CallContext): string {
+    return resolvePath(context.cwd ?? this.#deps.executor.config.cwd ?? process.cwd());
+  }
+
+  /**
+   * Someone can be asked: the session's own channel, or the composition's where it says it reaches a person for
+   * this session; and a policy that asks at all.
+   */
+  #escalationAdvertised(sessionId: string | undefined, approve: ApprovalHandler | undefined): boolean {
+    const approval = this.#deps.approval;
+    if (!this.#deps.sandbox || approval?.policy === 'never') return false;
+    if (approve) return true;
+    if (!approval?.request) return false;
+    return sessionId === undefined || !approval.available || approval.available(sessionId);
   }
 
   #checkPolicy(args: BashArgs): void {
@@ -94,17 +133,27 @@ export class BashTool {
     if (args.justification.trim() === '') throw new ToolError(bashToolErrors.blankJustification);
     if (!isWider(requested, current)) throw new ToolError(bashToolErrors.notWider(requested, current));
     const approval = this.#deps.approval;
-    if (!approval || (!approval.request && approval.policy !== 'never')) {
+    const request = context.approve ?? approval?.request;
+    if (!request && approval?.policy !== 'never') {
       throw new ToolError(bashToolErrors.noApprovalService(requested));
     }
     if (!context.sessionId) throw new ToolError(bashToolErrors.noAgent(requested));
-    const outcome = await askApproval(approval, {
-      sessionId: context.sessionId,
-      toolName: 'bash',
-      callId: context.callId,
-      reason: escalationReason(requested, args.justification.trim()),
-      signal: context.signal,
-    });
+    const justification = args.justification.trim();
+    const outcome = await askApproval(
+      { policy: approval?.policy, request },
+      {
+        sessionId: context.sessionId,
+        toolName: 'bash',
+        callId: context.callId,
+        command: args.command,
+        cwd: resolvePath(this.#base(context), args.workdir ?? '.'),
+        mode: requested,
+        currentMode: current,
+        justification,
+        reason: escalationReason(requested, justification),
+        signal: context.signal,
+      },
+    );
     if (outcome === 'allowed-once') return requested;
     if (outcome === 'rejected') throw new ToolError(bashToolErrors.rejected(requested));
     if (outcome === 'cancelled') throw new ToolError(bashToolErrors.cancelled(requested));
@@ -112,16 +161,17 @@ export class BashTool {
   }
 
   async #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ExecSpec> {
+    const cwd = this.#base(context);
     const dshEnv = this.#deps.env.collect({
       sessionId: context.sessionId,
       callId: context.callId,
       toolName: 'bash',
-      cwd: context.cwd,
+      cwd,
     });
     let confinement: Confinement | undefined;
-    if (mode !== undefined) confinement = await this.#deps.sandbox!.confine(mode, context.cwd, context.sessionId);
+    if (mode !== undefined) confinement = await this.#deps.sandbox!.confine(mode, cwd, context.sessionId);
     // The canonical workspace root is the base, so confinement and launch name the same directory.
-    const base = confinement?.root ?? context.cwd;
+    const base = confinement?.root ?? cwd;
     // Only named fields reach the executor: a model's `env` or `stdin` keys never do.
     return this.#deps.executor.resolve({
       command: args.command,
@@ -134,22 +184,31 @@ export class BashTool {
     });
   }
 
-  /** Escalation is advertised while a wider mode exists to ask for. */
-  #hint(mode: string | undefined): boolean {
-    return this.#deps.sandbox !== undefined && mode !== 'danger-full-access';
+  /** The escalation hint follows a denial while someone can approve and a wider mode exists to ask for. */
+  #hint(mode: string | undefined, context: CallContext): boolean {
+    return this.#escalationAdvertised(context.sessionId, context.approve) && mode !== 'danger-full-access';
   }
 
-  #background_(args: BashArgs, spec: ExecSpec, context: CallContext): ToolResult {
+  /**
+   * Admits the job and returns its id at once. Preparing the command (environment, sandbox) may still fail: then
+   * the admitted job settles as failed with the reason, where the model reads it like any other outcome.
+   */
+  async #startBackground(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ToolResult> {
     const jobs = this.#deps.jobs!;
     jobs.assertAdmits(context.sessionId);
-    const handle = this.#deps.executor.start(spec, { ring: true });
+    let handle: ProcessHandle;
+    try {
+      handle = this.#deps.executor.start(await this.#spec(args, context, mode), { ring: true });
+    } catch (error) {
+      handle = this.#deps.executor.failed((error as Error).message, { sessionId: context.sessionId, ring: true });
+    }
     const job = jobs.start({
       kind: 'bash',
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
       callId: context.callId,
-      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode)),
+      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(mode, context)),
     });
     return textResult(jobTexts.started(job.id), { kind: 'background', jobId: job.id });
   }
@@ -164,7 +223,7 @@ export class BashTool {
       description: args.description.trim(),
       ownerId: context.sessionId,
       callId: context.callId,
-      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode)),
+      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode, context)),
       foreground: true,
     });
     const ended = await waitFor(handle, spec.timeoutMs, context.signal);
@@ -201,7 +260,7 @@ export class BashTool {
     jobs.remove(job.id);
     if (sandbox?.runnerFailed) throw new ToolError(`${outcome.error}\n${markers.runnerFailed(sandbox.mode)}`);
     if (outcome.error !== undefined) throw new ToolError(outcome.error);
-    return foregroundResult(facts, this.#hint(sandbox?.mode));
+    return foregroundResult(facts, this.#hint(sandbox?.mode, context));
   }
 
   /** No job behind the call: the executor's deadline kills the command at its timeout. */
@@ -216,7 +275,7 @@ export class BashTool {
     if (result.sandbox?.runnerFailed) {
       throw new ToolError(`${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
     }
-    return foregroundResult(result, this.#hint(result.sandbox?.mode));
+    return foregroundResult(result, this.#hint(result.sandbox?.mode, context));
   }
 }
 

@@ -4,6 +4,7 @@ import type { JobRegistry } from '../jobs/registry.js';
 import { jobErrors, jobTexts, jobToolDocs, statusLine } from '../contract/index.js';
 import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { plainArgs } from './plain-args.js';
+import { jobKillSchema, jobListSchema, jobOutputSchema } from './output-schemas.js';
 
 const MAX_WAIT_MS = 600_000;
 const DEFAULT_WAIT_MS = 30_000;
@@ -15,10 +16,10 @@ const jobId = z
 
 const positive = (field: string) => (issue: { input?: unknown }) => jobErrors.positive(field, issue.input);
 
-const outputSchema = z.looseObject({
+const outputArgs = z.looseObject({
   job_id: jobId,
   wait: z
-    .boolean()
+    .boolean({ error: (issue) => jobErrors.type('wait', 'a boolean', issue.input) })
     .optional()
     .describe(jobToolDocs.wait),
   timeout_ms: z
@@ -32,7 +33,7 @@ const listSchema = z.looseObject({});
 
 const killSchema = z.looseObject({
   job_id: jobId,
-  reason: z.string().optional().describe(jobToolDocs.reason),
+  reason: z.string({ error: (issue) => jobErrors.type('reason', 'a string', issue.input) }).optional().describe(jobToolDocs.reason),
 });
 
 export function jobToolDefinitions(): ToolDefinition[] {
@@ -40,17 +41,20 @@ export function jobToolDefinitions(): ToolDefinition[] {
     {
       name: 'job_output',
       description: jobToolDocs.jobOutput,
-      schema: outputSchema,
+      schema: outputArgs,
+      outputSchema: jobOutputSchema,
     },
     {
       name: 'job_list',
       description: jobToolDocs.jobList,
       schema: listSchema,
+      outputSchema: jobListSchema,
     },
     {
       name: 'job_kill',
       description: jobToolDocs.jobKill,
       schema: killSchema,
+      outputSchema: jobKillSchema,
     },
   ];
 }
@@ -64,7 +68,7 @@ export async function callJobTool(
   try {
     const raw = plainArgs(input);
     if (name === 'job_list') return list(jobs, context);
-    if (name === 'job_output') return await output(jobs, parse(outputSchema, raw), context);
+    if (name === 'job_output') return await output(jobs, parse(outputArgs, raw), context);
     const args = parse(killSchema, raw);
     const text = jobs.killText(args.job_id, context.sessionId, args.reason);
     return textResult(text, { jobId: args.job_id, job: jobs.get(args.job_id) });
@@ -81,7 +85,7 @@ function parse<T extends z.ZodType>(schema: T, input: object): z.output<T> {
 
 async function output(
   jobs: JobRegistry,
-  args: z.output<typeof outputSchema>,
+  args: z.output<typeof outputArgs>,
   context: CallContext,
 ): Promise<ToolResult> {
   const job = jobs.lookup(args.job_id, context.sessionId);

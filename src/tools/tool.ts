@@ -1,17 +1,23 @@
 // What every tool shares: its definition, the call context, and the result shape (text content + typed value).
 import type { z } from 'zod';
+import type { ApprovalHandler } from '../sandbox/approval.js';
 
 export interface ToolDefinition {
   name: string;
   description: string;
   schema: z.ZodType;
+  /** What structuredContent holds on success. */
+  outputSchema: z.ZodType;
 }
 
 export interface CallContext {
   sessionId: string;
-  cwd: string;
+  /** The session's directory; without it, the executor's configured cwd, then the host's. */
+  cwd?: string;
   signal?: AbortSignal;
   callId?: string;
+  /** The session's own approval channel, when it has one (an MCP client that elicits, a console). */
+  approve?: ApprovalHandler;
 }
 
 export interface ToolResult {

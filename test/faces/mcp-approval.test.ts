@@ -39,15 +39,34 @@ afterAll(async () => {
 });
 
 describe('approval through MCP elicitation', () => {
-  it('advertises escalation and refuses a write under read-only without it', async () => {
-    const tc = await connect('plain');
-    const { tools } = await tc.client.listTools();
-    const bash = tools.find((tool) => tool.name === 'bash')!;
-    expect(Object.keys(bash.inputSchema.properties ?? {})).toContain('sandbox_permissions');
-    const denied = await call(tc.client, 'bash', { command: 'echo x > denied.txt', description: 'try to write a file' });
-    expect(denied.isError).toBeFalsy();
+  it('offers escalation only to a client that can ask its user', async () => {
+    const plain = await connect('plain');
+    const eliciting = await connect('eliciting', () => ({ action: 'decline' }));
+    const bashOf = async (tc: TestClient) => (await tc.client.listTools()).tools.find((tool) => tool.name === 'bash')!;
+    const [plainBash, elicitingBash] = [await bashOf(plain), await bashOf(eliciting)];
+    expect(Object.keys(plainBash.inputSchema.properties ?? {})).not.toContain('sandbox_permissions');
+    expect(Object.keys(plainBash.inputSchema.properties ?? {})).not.toContain('justification');
+    expect(plainBash.description).not.toContain('sandbox_permissions');
+    expect(Object.keys(elicitingBash.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['sandbox_permissions', 'justification']));
+    expect(elicitingBash.description).toContain('sandbox_permissions');
+    // Byte-stable per configuration: a second client of the same kind lists the same bytes.
+    const again = await connect('eliciting-again', () => ({ action: 'decline' }));
+    expect(JSON.stringify(await bashOf(again))).toBe(JSON.stringify(elicitingBash));
+
+    // A denial hints at escalation only where it can be approved.
+    const write = { command: 'echo x > denied.txt', description: 'try to write a file' };
+    // The shell's own message depends on the backend (Landlock: Permission denied; a read-only mount: Read-only file system).
+    const markersOf = (text: string) => text.replace(/^\[stderr\]\nbash: line 1: denied\.txt: (Permission denied|Read-only file system)\n/, '');
+    expect(markersOf(textOf(await call(plain.client, 'bash', write)))).toBe(
+      '[sandbox: file access denied under read-only mode]\n[exit code: 1]',
+    );
+    expect(markersOf(textOf(await call(eliciting.client, 'bash', write)))).toBe(
+      '[sandbox: file access denied under read-only mode]\n' +
+        '[sandbox: escalation available — retry this exact command once with sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]\n' +
+        '[exit code: 1]',
+    );
     expect(existsSync(join(work, 'denied.txt'))).toBe(false);
-    await tc.client.close();
+    for (const tc of [plain, eliciting, again]) await tc.client.close();
   });
 
   it('runs the call once with the wider mode when the user allows it', async () => {
@@ -56,7 +75,16 @@ describe('approval through MCP elicitation', () => {
     expect(textOf(result)).toBe('written\n');
     expect(readFileSync(join(work, 'granted.txt'), 'utf8')).toBe('written\n');
     expect(tc.asked).toHaveLength(1);
-    expect(tc.asked[0]!.params.message).toContain('escalate sandbox to workspace-write: the task needs this file');
+    // The person sees what would run, where, in which mode, and why.
+    expect(tc.asked[0]!.params.message).toBe(
+      [
+        'The bash tool asks to escalate sandbox to workspace-write: the task needs this file.',
+        'Command: echo written > granted.txt && cat granted.txt',
+        `Working directory: ${work}`,
+        'Sandbox: workspace-write for this one call (otherwise read-only).',
+        'Allow it once?',
+      ].join('\n'),
+    );
     expect(tc.asked[0]!.params).toMatchObject({ mode: 'form', requestedSchema: { required: ['decision'] } });
     // The grant covered that one call: the next plain write is confined again.
     await call(tc.client, 'bash', { command: 'echo x > after.txt', description: 'write without escalation' });

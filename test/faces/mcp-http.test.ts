@@ -58,9 +58,9 @@ describe('shellring serve (streamable HTTP)', () => {
 
   it('lists the runtime tools with their exact schemas, and the prompt as instructions', async () => {
     const { tools } = await a.client.listTools();
-    expect(tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }))).toEqual(
-      listed,
-    );
+    expect(
+      tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema })),
+    ).toEqual(listed);
     expect(a.client.getInstructions()).toContain(BASH_PROMPT);
   });
 

@@ -50,9 +50,11 @@ describe('argument validation (nothing runs)', () => {
     await expectError(session, { command, description: 'Run something' }, 'invalid command: expected a non-empty string');
   });
 
-  it('a non-object argument is a missing command', async () => {
-    const result = await session.callTool('bash', 'echo hi');
-    expect(text(result)).toBe('Error: invalid command: expected a non-empty string');
+  it('arguments that are not an object are refused as such', async () => {
+    expect(text(await session.callTool('bash', 'echo hi'))).toBe('Error: invalid arguments: expected an object, got a string');
+    expect(text(await session.callTool('bash', null))).toBe('Error: invalid arguments: expected an object, got null');
+    expect(text(await session.callTool('bash', ['echo hi']))).toBe('Error: invalid arguments: expected an object, got an array');
+    expect(text(await session.callTool('job_list', 7))).toBe('Error: invalid arguments: expected an object, got a number');
   });
 
   it.each([

@@ -1,6 +1,7 @@
 // Asks the MCP client's user to approve a sandbox escalation through form elicitation.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { approvalPrompt } from '../../contract/index.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../runtime-options.js';
 
 const ALLOW = 'allow-once';
@@ -21,7 +22,7 @@ export async function elicitApproval(
     const result = await server.elicitInput(
       {
         mode: 'form',
-        message: `The ${request.toolName} tool asks to ${request.reason}. Allow it for this one call?`,
+        message: approvalPrompt(request),
         requestedSchema: {
           type: 'object',
           properties: {

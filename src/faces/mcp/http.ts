@@ -30,7 +30,8 @@ export interface HttpServeOptions extends CommandLimits {
   runtimeOptions?: RuntimeOptions;
   /**
    * Serve an existing runtime (left open on close). Its approvals reach MCP clients only if it was created with
-   * `approval.request` = this server's `routes.approve`; pass those `routes` here too.
+   * `approval.request` = this server's `routes.approve` (and `approval.available` = `routes.available`, so escalation
+   * is listed only to sessions someone can approve for); pass those `routes` here too.
    */
   runtime?: Runtime;
   routes?: SessionRoutes;
@@ -121,7 +122,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   const runtime =
     options.runtime ??
     (await createRuntime(
-      faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve }),
+      faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve, available: routes.available }),
     ));
   const unlisten = routes.listen(runtime);
   const logger = options.logger ?? pino({ enabled: false });

@@ -1,12 +1,15 @@
 // One MCP server per runtime session: tools/list and tools/call pass the runtime's schemas and results through as-is.
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
   type RequestId,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Session } from '../../runtime/session.js';
 import { errorResult } from '../../tools/tool.js';
@@ -28,6 +31,11 @@ export interface McpServerOptions {
 /** The logger name on completion notices, so a client can tell them from other log lines. */
 export const NOTICE_LOGGER = 'shellring.jobs';
 
+/** tools/call with arguments of any JSON type: the runtime refuses what is not an object, in its own words. */
+const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown() }),
+});
+
 export function instructionsOf(runtime: Runtime): string {
   return runtime
     .promptSections()
@@ -41,23 +49,29 @@ export function createMcpServer({ runtime, session, routes, onClose, admit }: Mc
     { name: 'shellring', version: packageVersion() },
     { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime) },
   );
-  const tools = runtime.listTools().map((tool) => {
-    const annotations = TOOL_ANNOTATIONS[tool.name];
-    return annotations ? { ...tool, annotations } : tool;
-  });
   // Which MCP request a runtime call id belongs to, so an approval prompt rides on that request's stream.
   const calls = new Map<string, RequestId>();
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  // The session's own listing: escalation appears only while someone can approve it (this client elicits, or a
+  // console answers for it).
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const tools = session.listTools().map((tool) => {
+      const annotations = TOOL_ANNOTATIONS[tool.name];
+      return annotations ? { ...tool, annotations } : tool;
+    });
+    return { tools } as { tools: Tool[] };
+  });
+  // Registered through the base Protocol method: Server's own override validates arguments with the SDK's schema
+  // and answers an array or null with raw zod JSON. Here the runtime judges them and answers one clear line.
+  Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const refusal = admit?.(request.params.name);
     if (refusal !== undefined) return { ...errorResult(new Error(refusal)) };
     const callId = randomUUID();
     calls.set(callId, extra.requestId);
     try {
       // A client's notifications/cancelled aborts extra.signal, which kills the command.
-      const args = request.params.arguments ?? {};
-      return { ...(await session.callTool(request.params.name, args, { signal: extra.signal, callId })) };
+      const { name, arguments: args } = request.params;
+      return { ...(await session.callTool(name, args, { signal: extra.signal, callId })) };
     } catch (error) {
       return { ...errorResult(error) };
     } finally {

@@ -32,7 +32,7 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<Stdio
   const stdout = options.stdout ?? process.stdout;
   const routes = new SessionRoutes();
   const runtime = await createRuntime(
-    faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve }),
+    faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve, available: routes.available }),
   );
   const unlisten = routes.listen(runtime);
   const session = runtime.session({ id: options.sessionId ?? randomUUID(), cwd: options.cwd ?? process.cwd() });

@@ -1,0 +1,45 @@
+// Judges what a caller hands to a tool call besides the tool's own arguments: their shape, the signal, the call id.
+import { callErrors } from '../contract/index.js';
+import { ToolError } from './tool.js';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  callId?: string;
+}
+
+/** Omitted arguments are an empty object; anything else that is not a plain object is refused. */
+export function checkArguments(args: unknown): unknown {
+  if (args === undefined) return {};
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new ToolError(callErrors.arguments(args));
+  return args;
+}
+
+/** A signal must be an AbortSignal: anything else would fail later, deep inside a running call. */
+export function checkSignal(signal: unknown): AbortSignal | undefined {
+  if (signal === undefined) return undefined;
+  const candidate = signal as Partial<AbortSignal> | null;
+  if (
+    candidate === null ||
+    typeof candidate !== 'object' ||
+    typeof candidate.aborted !== 'boolean' ||
+    typeof candidate.addEventListener !== 'function' ||
+    typeof candidate.removeEventListener !== 'function'
+  ) {
+    throw new ToolError(callErrors.signal(signal));
+  }
+  return signal as AbortSignal;
+}
+
+export function checkCallId(callId: unknown): string | undefined {
+  if (callId === undefined) return undefined;
+  if (typeof callId !== 'string') throw new ToolError(callErrors.callId(callId));
+  return callId;
+}
+
+/** The library's call options: omitted or null mean none. */
+export function checkOptions(options: unknown): CallOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) throw new ToolError(callErrors.options(options));
+  const { signal, callId } = options as Record<string, unknown>;
+  return { signal: checkSignal(signal), callId: checkCallId(callId) };
+}
