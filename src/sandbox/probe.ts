@@ -13,8 +13,11 @@ export function backendUsable(backend: SandboxBackend, runner: string, bwrap: st
   const key = `${backend}\0${runner}\0${bwrap}`;
   let usable = cache.get(key);
   if (usable === undefined) {
-    // Both backends start through the runner, so it must answer its probe either way.
-    usable = landlockAbi(runner).then(async (abi) => (backend === 'landlock' ? abi >= 1 : abi >= 0 && (await bubblewrapRuns(bwrap))));
+    // Both backends start through the runner, so it must answer its probe either way, and both need seccomp: the
+    // network filter, and for Landlock the metadata guard where no mount namespace can be made.
+    usable = runnerReport(runner).then(async ({ abi, seccomp }) =>
+      !seccomp ? false : backend === 'landlock' ? abi >= 1 : abi >= 0 && (await bubblewrapRuns(bwrap)),
+    );
     cache.set(key, usable);
   }
   return usable;
@@ -27,18 +30,21 @@ function probe(file: string, args: string[]): Promise<string | undefined> {
   });
 }
 
-/** The runner's report of the kernel's Landlock ABI (0: none); -1 when the runner does not answer. */
-async function landlockAbi(runner: string): Promise<number> {
+/** The runner's report: the kernel's Landlock ABI (0: none; -1 when the runner does not answer) and seccomp. */
+async function runnerReport(runner: string): Promise<{ abi: number; seccomp: boolean }> {
   const out = await probe(runner, ['--probe']);
   try {
-    const report = JSON.parse(out ?? '') as { landlockAbi?: unknown };
-    return typeof report.landlockAbi === 'number' ? report.landlockAbi : -1;
+    const report = JSON.parse(out ?? '') as { landlockAbi?: unknown; seccomp?: unknown };
+    return { abi: typeof report.landlockAbi === 'number' ? report.landlockAbi : -1, seccomp: report.seccomp === true };
   } catch {
-    return -1;
+    return { abi: -1, seccomp: false };
   }
 }
 
 async function bubblewrapRuns(bwrap: string): Promise<boolean> {
+  // The namespaces and binds every confined command gets (see the runner's spawn.rs), so a host where one of
+  // them cannot be made refuses at the probe, not at each call.
   const args = ['--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev'];
-  return (await probe(bwrap, [...args, '--proc', '/proc', '--unshare-pid', '--', 'true'])) !== undefined;
+  args.push('--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--ro-bind', '/proc/sys', '/proc/sys');
+  return (await probe(bwrap, [...args, '--', 'true'])) !== undefined;
 }

@@ -98,6 +98,8 @@ describe.each(['landlock', 'bubblewrap'])('sandbox backend %s', (backend) => {
         'Error: sandbox mode "read-only" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.',
       );
       expect(facts.brokenRunner.exists).toBe(false);
+      expect(facts.noSeccomp.text).toBe(facts.brokenRunner.text);
+      expect(facts.noSeccomp.exists).toBe(false);
       expect(facts.missingRunner).toMatch(/no-such-runner is missing or not executable/);
     });
 

@@ -124,10 +124,21 @@ chmodSync(brokenRunner, 0o755);
   facts.brokenRunner = { text: result.content[0].text, isError: result.isError === true, exists: existsSync(join(ws, 'broken.txt')) };
   await rt.close();
 }
+// A kernel with Landlock but no seccomp: nothing could guard metadata where no namespace can be made.
+const noSeccompRunner = join(base, 'no-seccomp-runner');
+writeFileSync(noSeccompRunner, `#!/bin/sh\nif [ "$1" = --probe ]; then echo '{"landlockAbi":7,"seccomp":false}'; exit 0; fi\nexec bash -c "$*"\n`);
+chmodSync(noSeccompRunner, 0o755);
+{
+  const rt = await createRuntime({ sandbox: { mode: 'read-only', backend }, executor: { runnerPath: noSeccompRunner } });
+  const s = rt.session({ id: 'no-seccomp', cwd: ws });
+  const result = await s.callTool('bash', { command: `echo x > ${ws}/no-seccomp.txt`, description: 'run without seccomp' });
+  facts.noSeccomp = { text: result.content[0].text, exists: existsSync(join(ws, 'no-seccomp.txt')) };
+  await rt.close();
+}
 const failingRunner = join(base, 'failing-runner');
 writeFileSync(
   failingRunner,
-  `#!/bin/sh\nif [ "$1" = --probe ]; then echo '{"landlockAbi":7}'; exit 0; fi\necho 'error sandbox landlock_restrict_self: Operation not permitted' >&3\nexit 1\n`,
+  `#!/bin/sh\nif [ "$1" = --probe ]; then echo '{"landlockAbi":7,"seccomp":true}'; exit 0; fi\necho 'error sandbox landlock_restrict_self: Operation not permitted' >&3\nexit 1\n`,
 );
 chmodSync(failingRunner, 0o755);
 {
