@@ -1,24 +1,17 @@
-// The supervisor each Piscina task runs (loaded by entry.cjs): one command through shellring-runner; output goes straight into native captures.
+// The supervision of one command through shellring-runner (a worker host runs many at once); output goes straight
+// into native captures.
 import type { Readable } from 'node:stream';
 import { execa, type Options } from 'execa';
-import * as Comlink from 'comlink/dist/esm/comlink.mjs';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { loadBinding } from '../src/native/loader.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { signal, sweep } from '../src/executor/sweep.js';
-import type { SupervisorTask, SupervisorResult, SupervisorControl, KillCause } from '../src/executor/protocol.js';
+import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
 const binding = loadBinding();
 /** After the KILL, how long a runner may take to report before the host sweeps its tree itself. */
 const STUCK_RUNNER_MS = 1_000;
 
-export default async function supervise(task: SupervisorTask): Promise<SupervisorResult> {
-  const run = new Supervised(task);
-  Comlink.expose(run.control(), nodeEndpoint(task.port as unknown as Parameters<typeof nodeEndpoint>[0]));
-  return run.settled;
-}
-
-class Supervised {
+export class Supervised {
   readonly settled: Promise<SupervisorResult>;
   #task: SupervisorTask;
   #cause: KillCause | undefined;
@@ -28,30 +21,33 @@ class Supervised {
   #stuckTimer: NodeJS.Timeout | undefined;
   /** Set while the runner lives (not yet reaped), so its pid names no other process. */
   #runnerPid: number | undefined;
-  #spawned: Promise<{ pgid: number; runnerPid: number } | null>;
+  #spawned: Promise<LiveCommand | null>;
   #runnerExited: Promise<void>;
   #lifeline: Readable | undefined;
 
   constructor(task: SupervisorTask) {
     this.#task = task;
-    let resolveSpawned!: (value: { pgid: number; runnerPid: number } | null) => void;
+    let resolveSpawned!: (value: LiveCommand | null) => void;
     this.#spawned = new Promise((resolve) => (resolveSpawned = resolve));
     let resolveExited!: () => void;
     this.#runnerExited = new Promise((resolve) => (resolveExited = resolve));
     this.settled = this.#start(resolveSpawned, resolveExited);
   }
 
-  control(): SupervisorControl {
-    return {
-      spawned: () => this.#spawned,
-      kill: (cause: KillCause) => this.#kill(cause),
-      runnerExited: () => this.#runnerExited,
-      release: () => this.#release(),
-    };
+  control(): { spawned(): Promise<LiveCommand | null>; runnerExited(): Promise<void> } {
+    return { spawned: () => this.#spawned, runnerExited: () => this.#runnerExited };
+  }
+
+  kill(cause: KillCause): void {
+    this.#kill(cause);
+  }
+
+  release(): void {
+    this.#release();
   }
 
   async #start(
-    onSpawned: (value: { pgid: number; runnerPid: number } | null) => void,
+    onSpawned: (value: LiveCommand | null) => void,
     onRunnerExit: () => void,
   ): Promise<SupervisorResult> {
     const { captureId, command, cwd, env, stdin, runnerPath, runnerArgs } = this.#task;
@@ -68,8 +64,10 @@ class Supervised {
         ...(stdin === undefined ? {} : { input: stdin }),
         // fd 3: the runner's status socket, and its lifeline: when this end closes, it kills every descendant.
         stdio: [stdin === undefined ? 'ignore' : 'pipe', outWrite, errWrite, 'pipe'],
-        // The runner starts its own session; detached keeps it out of the host's process group and terminal.
-        detached: true,
+        // Not detached: the runner stays in the host's session but makes its own process group. If the host dies
+        // while a command holds the runner stopped, that group becomes orphaned and the kernel sends it SIGHUP and
+        // SIGCONT, so the runner wakes and ends everything; a runner in a session of its own would stay stopped.
+        detached: false,
         reject: false,
         buffer: false,
         cleanup: false,

@@ -18,7 +18,6 @@ export const Config: Schema<ExecutorConfigInput> = Schema.object({
   graceMs: Schema.natural().description('Between SIGTERM and SIGKILL, in milliseconds (3000).'),
   drainMs: Schema.natural().description('How long pipes held by a descendant may stay open after the command ended (250).'),
   threads: Schema.natural().min(1).max(64).description('Supervisor worker threads (2).'),
-  concurrentTasksPerWorker: Schema.natural().min(1).max(4096).description('Commands one worker supervises at once (256).'),
   spillRoot: Schema.string().description('Where the private spill directory is created (default: the OS temporary directory).'),
   sessionSpillQuota: Schema.natural().description('Spill bytes one session may hold on disk (4 GiB).'),
   keepSpills: Schema.boolean().description('Keep spill files after their session closes (false).'),

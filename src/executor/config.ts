@@ -19,9 +19,8 @@ export const executorConfigSchema = z
     graceMs: z.number().int().nonnegative().default(3_000),
     /** How long a settled command's pipes may stay open (a descendant holding them) before the call returns. */
     drainMs: z.number().int().nonnegative().default(250),
-    /** Supervisor worker threads; each supervises many commands. */
+    /** Supervisor worker threads; each supervises any number of commands at once (there is no per-worker cap). */
     threads: z.number().int().min(1).max(64).default(2),
-    concurrentTasksPerWorker: z.number().int().min(1).max(4096).default(256),
     /** Where the runtime's private 0700 spill directory is created. Default: the OS temporary directory. */
     spillRoot: z.string().min(1).optional(),
     /** Spill bytes one session may hold on disk; a call that starts past it gets no spill file. */

@@ -1,11 +1,9 @@
+import type { LiveCommand } from './protocol.js';
 import { signal } from './sweep.js';
 
 // Every live command of every runtime in this process, so that a host exit can kill them all synchronously.
 
-export interface LiveCommand {
-  pgid: number;
-  runnerPid: number;
-}
+export type { LiveCommand };
 
 const live = new Set<LiveCommand>();
 let hooked = false;

@@ -1,7 +1,6 @@
 // The local executor: resolves requests, runs commands in supervisor workers, and hands out process handles.
 import { statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { Piscina } from 'piscina';
 import { loadBinding } from '../native/loader.js';
 import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
 import { nativeBackend } from '../capture/native.js';
@@ -11,6 +10,7 @@ import { EnvFilter } from '../env/policy.js';
 import { executorErrors } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
+import { SupervisorHosts } from './hosts.js';
 import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
@@ -24,7 +24,7 @@ const RUNNER_EXIT_MS = 500;
 export class LocalExecutor {
   readonly config: ExecutorConfig;
   readonly spills: SpillDirs;
-  readonly #pool: Piscina;
+  readonly #hosts: SupervisorHosts;
   /** Where every command's output goes; the job registry and the tools read it from here. */
   readonly capture: CaptureBackend = nativeBackend;
   /** The shellring-runner executable every command starts through. */
@@ -51,15 +51,7 @@ export class LocalExecutor {
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
     this.cgroups = new SessionCgroups(this.config.limits);
-    this.#pool = new Piscina({
-      filename: supervisorPath(),
-      minThreads: this.config.threads,
-      maxThreads: this.config.threads,
-      concurrentTasksPerWorker: this.config.concurrentTasksPerWorker,
-      // 'sync' would freeze an idle worker's loop; our workers wait on timers and pipes between tasks.
-      atomics: 'disabled',
-      idleTimeout: Infinity,
-    });
+    this.#hosts = new SupervisorHosts(supervisorPath(), this.config.threads);
   }
 
   /** Applies defaults and caps; throws a clear error on a bad request. */
@@ -155,21 +147,21 @@ export class LocalExecutor {
     this.#closed = true;
     this.#closing ??= (async () => {
       await this.#end([...this.#launches]);
-      await this.#pool.destroy();
+      await this.#hosts.close();
       await this.cgroups.close();
       this.spills.close();
     })();
     return this.#closing;
   }
 
-  /** The supervisor pool's share of time busy since start (0..1), for metrics. */
+  /** The supervisor workers' share of time busy since start (0..1), for metrics. */
   get poolUtilization(): number {
-    return this.#pool.utilization;
+    return this.#hosts.utilization;
   }
 
   /** The worker threads, for tests that must crash one. */
   get threads(): readonly import('node:worker_threads').Worker[] {
-    return this.#pool.threads;
+    return this.#hosts.threads;
   }
 
   #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
@@ -184,7 +176,7 @@ export class LocalExecutor {
     });
     const problem = workdirProblem(spec.workdir);
     if (problem) return ProcessHandleImpl.failed(this.capture, captureId, problem, spec.sandbox);
-    const launch = new Launch(this.#pool, {
+    const launch = new Launch(this.#hosts, {
       captureId,
       command: spec.command,
       cwd: spec.workdir,

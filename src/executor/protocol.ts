@@ -16,7 +16,6 @@ export interface SupervisorTask {
   runnerPath: string;
   /** Confinement flags for shellring-runner, placed before `-c <command>`. */
   runnerArgs: string[];
-  port: MessagePort;
 }
 
 export type SupervisorResult =
@@ -24,13 +23,32 @@ export type SupervisorResult =
   /** `runnerFailed`: the runner reported its own failure (the command did not run), as opposed to a spawn error. */
   | { kind: 'failed'; error: string; runnerFailed: boolean };
 
-/** What the main thread may ask of a running task, through its comlink-wrapped port. */
-export interface SupervisorControl {
-  /** Resolves with bash's process group once it runs, or null when it never started. */
-  spawned(): Promise<{ pgid: number; runnerPid: number } | null>;
-  kill(cause: KillCause): void;
-  /** Resolves when the runner (and so every descendant it reaped) has ended. */
-  runnerExited(): Promise<void>;
-  /** Drops the lifeline: the runner kills every descendant left and exits. */
-  release(): void;
+/** bash's process group and its runner, while they run. */
+export interface LiveCommand {
+  pgid: number;
+  runnerPid: number;
 }
+
+/** The one Piscina task that attaches a host to a worker: the worker supervises every command sent on `port`. */
+export interface AttachTask {
+  port: MessagePort;
+}
+
+/** Main thread → worker host, on the host's port. */
+export type HostRequest =
+  | { type: 'start'; id: number; task: SupervisorTask }
+  | { type: 'kill'; id: number; cause: KillCause }
+  /** Drops the lifeline: the runner kills every descendant left and exits. */
+  | { type: 'release'; id: number }
+  /** Every host of the pool is attached: the attach task may return. */
+  | { type: 'go' };
+
+/** Worker host → main thread. */
+export type HostEvent =
+  | { type: 'ready' }
+  /** bash runs (`live`), or it never started (null). */
+  | { type: 'spawned'; id: number; live: LiveCommand | null }
+  /** bash has ended and its output drained, or the command failed to start. */
+  | { type: 'result'; id: number; result: SupervisorResult }
+  /** The runner and every descendant it reaped have ended: nothing of this command is left. */
+  | { type: 'gone'; id: number };

@@ -2,7 +2,8 @@
 // descendant that keeps stopping the runner, a SIGKILLed runner. close() ends within graceMs + 2 s, a second
 // close() resolves only once cleanup is done, and no process is left (checked in /proc).
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
@@ -11,12 +12,21 @@ import { background, bash, settledJob, text, until } from '../helpers/calls.js';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 import { processesWith } from '../helpers/processes.js';
 
+const repo = join(import.meta.dirname, '..', '..');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-close-faults-')));
 const GRACE_MS = 500;
 
 /** The shellring-runner process among those carrying a marker. */
 function runnerOf(marker: string): number | undefined {
   return processesWith(marker).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('shellring-runner'));
+}
+
+function describeProcess(pid: number): string {
+  try {
+    return `${pid} ${state(pid)} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`;
+  } catch {
+    return `${pid} (gone)`;
+  }
 }
 
 function state(pid: number): string {
@@ -61,7 +71,7 @@ describe.each([
       const first = teardown(runtime, s);
       await sleep(50);
       await teardown(runtime, s);
-      const leftAtSecond = markers.flatMap((marker) => processesWith(marker));
+      const leftAtSecond = markers.flatMap((marker) => processesWith(marker)).map(describeProcess);
       await first;
       const elapsed = Date.now() - started;
       expect(leftAtSecond).toEqual([]);
@@ -88,5 +98,29 @@ describe('a SIGKILLed runner', () => {
       await runtime.close();
     }
     expect(processesWith('1235.31')).toEqual([]);
+  });
+});
+
+describe('a host that dies while a command holds its runner stopped', () => {
+  it('leaves no process: the runner’s orphaned group is woken by the kernel and ends its tree', async () => {
+    const index = join(repo, 'dist/src/index.js');
+    expect(existsSync(index), 'run `npm run build` first').toBe(true);
+    const script = `
+      const { createRuntime } = await import(${JSON.stringify(index)});
+      const runtime = await createRuntime();
+      const s = runtime.session({ id: 'doomed', cwd: ${JSON.stringify(work)} });
+      await s.callTool('bash', { command: 'kill -STOP $PPID; sleep 1235.41 & sleep 1235.41; wait', description: 'x', run_in_background: true });
+      console.log('started');
+      setInterval(() => {}, 1000);`;
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => host.stdout.once('data', () => resolve()));
+      await until(() => processesWith('1235.41').length >= 4, 10_000, 'the job running');
+      await until(() => state(runnerOf('1235.41') ?? 0) === 'T', 10_000, 'the runner stopped');
+      host.kill('SIGKILL');
+      await until(() => processesWith('1235.41').length === 0, 5_000, 'every process of the dead host’s command to end');
+    } finally {
+      host.kill('SIGKILL');
+    }
   });
 });

@@ -24,6 +24,9 @@ pub enum Ended {
 /// Runs the plan to its end: returns once bash and every descendant have ended, or all were killed because the
 /// supervisor went away or asked us to stop.
 pub fn run(plan: &Plan, status: &Status) -> Ended {
+    // Our own process group in the host's session, out of its terminal's reach: should the host die while we are
+    // stopped, this group becomes orphaned and the kernel sends it SIGHUP then SIGCONT, which ends our tree.
+    let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     // Orphaned descendants (double forks, setsid) reparent to us, so we can always find and kill them.
     let _ = nix::sys::prctl::set_child_subreaper(true);
     // A parent that dies without closing the lifeline (its thread ended, it was SIGKILLed mid-spawn) still ends us
