@@ -119,8 +119,11 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
     } else {
         None
     };
+    // The rlimit binds only where the command gets its own user namespace (Landlock); bubblewrap applies it
+    // inside its own through the runner's exec wrapper (see argv).
+    let nproc = if matches!(plan.backend, Backend::Landlock) { plan.nproc } else { None };
     let mut layers = Layers {
-        limits: limits::prepare(&plan.cgroups, None)?,
+        limits: limits::prepare(&plan.cgroups, nproc)?,
         namespace: None,
         ruleset: None,
         fallback: None,
@@ -143,8 +146,6 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
                 layers.namespace = Some(mount_ns::prepare(&plan.writable, &plan.hidden, plan.deny_network)?);
             }
             layers.fallback = Some(seccomp::fallback_filter()?);
-            // Its own user namespace counts the command's processes apart from the host's.
-            layers.limits = limits::prepare(&plan.cgroups, plan.nproc)?;
             layers.network = network;
             if plan.isolation == Isolation::Seccomp {
                 "partial"
