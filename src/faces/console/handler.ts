@@ -120,6 +120,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
       } catch (error) {
         return text(res, 409, (error as Error).message);
       }
+      for (const stream of streams) stream.refresh();
       return json(res, 200, { mode: body.mode });
     }
     return text(res, 404, `Not found: ${path}`);

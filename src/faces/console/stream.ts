@@ -83,6 +83,11 @@ export class ConsoleStream {
     this.#pump();
   }
 
+  /** Something the runtime does not announce changed (a session's mode): the next snapshot shows it. */
+  refresh(): void {
+    this.#stateDirty = true;
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

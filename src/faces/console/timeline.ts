@@ -12,6 +12,8 @@ export const CARD_TEXT_CHARS = 65_536;
 
 export interface CardResult {
   isError: boolean;
+  /** The result's structured kind: `foreground`, `background` (a start) or `promoted` (moved at its timeout). */
+  kind?: string;
   /** The body the model read, without a final exit marker (for foreground bash results). */
   text: string;
   /** Characters cut from the start of `text`. */
@@ -137,6 +139,7 @@ function cardResult(result: ToolResult): CardResult {
     .filter((path): path is string => typeof path === 'string');
   return {
     isError: result.isError === true,
+    ...(typeof value.kind === 'string' ? { kind: value.kind } : {}),
     text: body.slice(cut),
     cut,
     ...(status ? ('signal' in status ? { signal: status.signal } : { exitCode: status.exitCode }) : {}),

@@ -51,7 +51,10 @@ function ResultText({ result }) {
 
 function ExitPill({ result }) {
   if (result.signal !== undefined) return html`<span class="pill bad" data-pill>signal ${result.signal}</span>`;
-  if (result.exitCode === undefined) return html`<span class="pill ${result.isError ? 'bad' : 'info'}" data-pill>${result.isError ? 'error' : 'returned'}</span>`;
+  if (result.exitCode === undefined) {
+    const text = result.isError ? 'error' : result.kind === 'background' ? 'started' : result.kind === 'promoted' ? 'moved to background' : 'returned';
+    return html`<span class="pill ${result.isError ? 'bad' : 'info'}" data-pill>${text}</span>`;
+  }
   return html`<span class="pill ${result.exitCode === 0 ? 'ok' : 'bad'}" data-pill>exit ${String(result.exitCode)}</span>`;
 }
 

@@ -4,10 +4,16 @@ import { AnsiUp } from 'ansi_up';
 /** Characters of output the page keeps per job; older text leaves the page (the spill file keeps it all). */
 const KEEP_CHARS = 200_000;
 
+/** A hyperlink escape sequence (OSC 8) from a command shows its text; it never becomes a live link. */
+class TextOnlyLinks extends AnsiUp {
+  process_hyperlink(packet) {
+    return this.escape_txt_for_html(packet.text);
+  }
+}
+
 export function converter() {
-  const ansi = new AnsiUp();
+  const ansi = new TextOnlyLinks();
   ansi.escape_html = true;
-  // No hyperlink escape sequence from a command becomes a live link.
   ansi.url_allowlist = {};
   ansi.use_classes = true;
   return ansi;

@@ -1,0 +1,230 @@
+// The console in a real browser (Debian's chromium) against a real `shellring serve`, jobs started over MCP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../helpers/until.js';
+import { call, cli, httpTransport, jobIdOf, newClient, repo, textOf, workdir, type TestClient } from '../helpers.js';
+
+/** Debian's package installs it here (.ci/run installs it); CHROMIUM_PATH names another. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(repo, 'docs');
+
+let serve: ChildProcess;
+let url: string;
+let token: string;
+let consoleUrl: string;
+let browser: Browser;
+let context: BrowserContext;
+let work: string;
+const clients: TestClient[] = [];
+const dialogs: string[] = [];
+
+async function connect(name: string): Promise<{ tc: TestClient; sessionId: string }> {
+  const tc = newClient(name);
+  const transport = httpTransport(url, token);
+  await tc.client.connect(transport);
+  clients.push(tc);
+  return { tc, sessionId: transport.sessionId! };
+}
+
+async function openPage(sessionId?: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.goto(`${consoleUrl}/`);
+  if (sessionId) await page.click(`[data-session="${sessionId}"]`);
+  return page;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
+  mkdirSync(SHOTS, { recursive: true });
+  work = workdir('console');
+  serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--cwd', work, '--sandbox', 'read-only'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  serve.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const signIn = await until(() => /^shellring: web console at (http:\/\/\S+)$/m.exec(stderr)?.[1], 20_000, 'the console address');
+  url = /listening on (\S+)/.exec(stderr)![1]!;
+  token = /generated for this run\): (\S+)/.exec(stderr)![1]!;
+  consoleUrl = new URL(signIn).origin;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  context = await browser.newContext({ acceptDownloads: true });
+  // Sign-in: the token once in the address, then the cookie; the address bar keeps no token.
+  const page = await context.newPage();
+  await page.goto(signIn);
+  expect(page.url()).toBe(`${consoleUrl}/`);
+  const [cookie] = await context.cookies();
+  expect(cookie).toMatchObject({ name: 'shellring_token', httpOnly: true, sameSite: 'Strict' });
+  await page.close();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((tc) => tc.client.close().catch(() => {})));
+  await browser?.close();
+  serve?.kill('SIGINT');
+  expect(dialogs).toEqual([]);
+});
+
+describe('the web console in chromium', () => {
+  it('shows a job as soon as it starts and streams its output while it prints', async () => {
+    const { tc, sessionId } = await connect('console-live');
+    const page = await openPage(sessionId);
+    const jobId = jobIdOf(
+      textOf(
+        await call(tc.client, 'bash', {
+          command: 'for i in $(seq 1 40); do echo "step $i of 40"; sleep 0.25; done',
+          description: 'Count forty steps slowly',
+          run_in_background: true,
+        }),
+      ),
+    );
+    await page.waitForSelector(`[data-job="${jobId}"]`);
+    const output = page.locator(`pre[data-output="${jobId}"]`).first();
+    await output.filter({ hasText: 'step 3 of 40' }).waitFor();
+    // Seen in the page while the command still prints, not at its end.
+    expect(await output.textContent()).not.toContain('step 40 of 40');
+    await output.filter({ hasText: 'step 6 of 40' }).waitFor();
+    await expect.poll(() => page.locator(`[data-call] .label`).first().textContent()).toBe('Count forty steps slowly');
+    await page.screenshot({ path: join(SHOTS, 'console-live.png') });
+    // The page read through its own cursor: the model still reads every line from the start.
+    const read = textOf(await call(tc.client, 'job_output', { job_id: jobId, wait: true, timeout_ms: 30_000 }));
+    expect(read.startsWith('step 1 of 40\nstep 2 of 40\n')).toBe(true);
+    expect(read).toContain('step 40 of 40\n[status: completed, exit code: 0]');
+    await page.close();
+  });
+
+  it('stops a command a tool call waits on, and the model reads the reason', async () => {
+    const { tc, sessionId } = await connect('console-stop');
+    const page = await openPage(sessionId);
+    const pending = call(tc.client, 'bash', { command: 'echo waiting; sleep 60; echo never', description: 'Wait for a whole minute' });
+    const row = page.locator('tr[data-job]').filter({ hasText: 'Wait for a whole minute' });
+    await row.locator('[data-waited]').waitFor();
+    await row.locator('button.stop').click();
+    await page.fill('.stopform input[name="reason"]', 'the person needs the machine now');
+    await page.screenshot({ path: join(SHOTS, 'console-stop.png') });
+    await page.click('.stopform button[type="submit"]');
+    const text = textOf(await pending);
+    expect(text).toBe('waiting\n[stopped: the person needs the machine now]\n[killed by signal: SIGTERM]');
+    // The card ends with the exit pill parsed from that result.
+    const card = page.locator('[data-call]').filter({ hasText: 'Wait for a whole minute' });
+    await expect.poll(() => card.locator('[data-pill]').textContent()).toBe('signal SIGTERM');
+    expect(await card.locator('pre.result').textContent()).toContain('[stopped: the person needs the machine now]');
+    await page.close();
+  });
+
+  it('runs an escalation a person allows once, exactly once, and never one they reject', async () => {
+    const { tc, sessionId } = await connect('console-approve');
+    const page = await openPage(sessionId);
+    const escalated = {
+      command: 'echo once >> marker.txt && wc -l < marker.txt',
+      description: 'Append one line to the marker',
+      sandbox_permissions: 'workspace-write',
+      justification: 'the task records that it ran',
+    };
+    const first = call(tc.client, 'bash', escalated);
+    const approval = page.locator('[data-approval]');
+    await approval.waitFor();
+    const shown = await approval.textContent();
+    expect(shown).toContain('echo once >> marker.txt && wc -l < marker.txt');
+    expect(shown).toContain(work);
+    expect(shown).toContain('workspace-write');
+    expect(shown).toContain('the task records that it ran');
+    await page.screenshot({ path: join(SHOTS, 'console-approval.png') });
+    await approval.locator('button.allow').click();
+    expect(textOf(await first)).toBe('1\n');
+    await approval.waitFor({ state: 'detached' });
+
+    const second = call(tc.client, 'bash', escalated);
+    await approval.waitFor();
+    await approval.locator('button.reject').click();
+    const rejected = await second;
+    expect(rejected.isError).toBe(true);
+    expect(textOf(rejected)).toBe('Error: the user rejected escalating this command to "workspace-write"');
+    // The grant covered one call: the same write without escalation is denied by the sandbox.
+    const plain = textOf(await call(tc.client, 'bash', { command: 'echo again >> marker.txt', description: 'Append without asking first' }));
+    expect(plain).toContain('[sandbox: file access denied under read-only mode]');
+    expect(readFileSync(join(work, 'marker.txt'), 'utf8')).toBe('once\n');
+    await page.close();
+  });
+
+  it('sets a session\'s standing sandbox mode', async () => {
+    const { tc, sessionId } = await connect('console-mode');
+    const page = await openPage(sessionId);
+    await page.selectOption('[data-mode-select]', 'workspace-write');
+    await page.click('text=Set mode');
+    await page.locator(`[data-session="${sessionId}"]`).filter({ hasText: 'workspace-write' }).waitFor();
+    const text = textOf(await call(tc.client, 'bash', { command: 'echo standing > standing.txt && cat standing.txt', description: 'Write under the standing mode' }));
+    expect(text).toBe('standing\n');
+    await page.close();
+  });
+
+  it('renders hostile output as text: colours only, no element, script or link from the command', async () => {
+    const { tc, sessionId } = await connect('console-hostile');
+    const page = await openPage(sessionId);
+    const hostile =
+      "printf '<img src=x onerror=alert(1)>\\n\\033[31mred words\\033[0m\\n\\033]8;;javascript:alert(3)\\033\\\\click me\\033]8;;\\033\\\\\\n<script>alert(2)</script>\\n'";
+    const jobId = jobIdOf(textOf(await call(tc.client, 'bash', { command: `${hostile}; sleep 30`, description: 'Print hostile text live', run_in_background: true })));
+    await call(tc.client, 'bash', { command: hostile, description: 'Print hostile text and end' });
+    const live = page.locator(`pre[data-output="${jobId}"]`);
+    const done = page.locator('[data-call]').filter({ hasText: 'Print hostile text and end' }).locator('pre.result');
+    for (const block of [live, done]) {
+      await block.filter({ hasText: '<script>alert(2)</script>' }).waitFor();
+      expect(await block.textContent()).toContain('<img src=x onerror=alert(1)>');
+      expect(await block.locator('img, script, a, iframe').count()).toBe(0);
+      expect(await block.locator('.ansi-red-fg').first().textContent()).toBe('red words');
+      expect(await block.textContent()).toContain('click me');
+    }
+    expect(await page.locator('main img, main a[href^="javascript"]').count()).toBe(0);
+    await page.waitForTimeout(300);
+    expect(dialogs).toEqual([]);
+    await call(tc.client, 'job_kill', { job_id: jobId });
+    await page.close();
+  });
+
+  it('downloads a truncated result\'s spill file through its link', async () => {
+    const { tc, sessionId } = await connect('console-spill');
+    const page = await openPage(sessionId);
+    await call(tc.client, 'bash', { command: 'seq 1 200000', description: 'Print two hundred thousand numbers' });
+    const link = page.locator('[data-call]').filter({ hasText: 'Print two hundred thousand numbers' }).locator('a.spill');
+    await link.waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    const saved = await download.path();
+    const text = readFileSync(saved, 'utf8');
+    expect(text.split('\n').length).toBe(200001);
+    expect(text.endsWith('199999\n200000\n')).toBe(true);
+    await page.close();
+  });
+
+  it('lists 200 jobs and scrolls to the last', async () => {
+    const started: string[] = [];
+    const opened = await Promise.all(Array.from({ length: 20 }, (_, i) => connect(`console-many-${i}`)));
+    await Promise.all(
+      opened.map(async ({ tc }, i) => {
+        for (let j = 0; j < 10; j += 1) {
+          const text = textOf(await call(tc.client, 'bash', { command: 'sleep 120', description: `Idle job ${i}-${j}`, run_in_background: true }));
+          started.push(jobIdOf(text));
+        }
+      }),
+    );
+    const page = await openPage();
+    await expect.poll(() => page.locator('tr[data-job]').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(200);
+    for (const id of started) expect(await page.locator(`tr[data-job="${id}"]`).count()).toBe(1);
+    const scroller = page.locator('[data-tasks]');
+    await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    const last = page.locator('tr[data-job]').last();
+    await expect.poll(() => last.isVisible()).toBe(true);
+    const box = (await last.boundingBox())!;
+    const frame = (await scroller.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(frame.y + frame.height + 1);
+    await page.locator('.tasks').screenshot({ path: join(SHOTS, 'console-tasks.png') });
+    await page.close();
+    await Promise.all(opened.map(({ tc }) => tc.client.close()));
+  }, 120_000);
+});
