@@ -18,4 +18,5 @@ export type { EnvContributor, Execution } from './env/registry.js';
 export { renderForeground, parseExitStatus } from './contract/index.js';
 export { presentCall, presentResult } from './tools/present.js';
 export type { ToolResult } from './tools/tool.js';
+export { ShellringError, isShellringError, type ShellringErrorCode } from './errors.js';
 export type * from './capture/types.js';

@@ -2,15 +2,11 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ShellringError } from '../errors.js';
 
 /** A mistake in how the command was invoked: reported on stderr with exit status 2. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command?: string,
-  ) {
-    super(message);
-  }
+export function usageError(message: string, cause?: unknown): ShellringError {
+  return new ShellringError('SHELLRING_USAGE', message, { cause });
 }
 
 export interface OptionSpec {
@@ -28,7 +24,6 @@ export interface Parsed {
  * values in messages written for programmers (and takes `--cwd --timeout` as a directory named "--timeout").
  */
 export function parseCommand(
-  command: string | undefined,
   argv: string[],
   options: Record<string, OptionSpec>,
   { positionals = false } = {},
@@ -38,30 +33,29 @@ export function parseCommand(
   const rest: string[] = [];
   for (const token of tokens) {
     if (token.kind === 'positional') {
-      if (!positionals) throw new UsageError(`unexpected argument '${token.value}'`, command);
+      if (!positionals) throw usageError(`unexpected argument '${token.value}'`);
       rest.push(token.value);
       continue;
     }
     if (token.kind !== 'option') continue;
     const spec = options[token.name];
-    if (!spec) throw new UsageError(`unknown option '${token.rawName}'`, command);
+    if (!spec) throw usageError(`unknown option '${token.rawName}'`);
     if (spec.type === 'boolean') {
-      if (token.inlineValue) throw new UsageError(`option '${token.rawName}' takes no value`, command);
+      if (token.inlineValue) throw usageError(`option '${token.rawName}' takes no value`);
       values[token.name] = true;
       continue;
     }
     // A following flag is a forgotten value, not a value; `--opt=-x` still passes one that starts with a dash.
     if (token.value === undefined || token.value === '' || (!token.inlineValue && token.value.startsWith('-'))) {
-      throw new UsageError(`option '${token.rawName}' needs a value`, command);
+      throw usageError(`option '${token.rawName}' needs a value`);
     }
-    if (values[token.name] !== undefined) throw new UsageError(`option '${token.rawName}' was given twice`, command);
+    if (values[token.name] !== undefined) throw usageError(`option '${token.rawName}' was given twice`);
     values[token.name] = token.value;
   }
   return { values, positionals: rest };
 }
 
 export function integerOption(
-  command: string,
   flag: string,
   raw: string | boolean | undefined,
   { min, max, unit }: { min: number; max: number; unit: string },
@@ -69,13 +63,13 @@ export function integerOption(
   if (raw === undefined || typeof raw === 'boolean') return undefined;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`invalid ${flag}: expected ${unit} from ${min} to ${max}, got '${raw}'`, command);
+    throw usageError(`invalid ${flag}: expected ${unit} from ${min} to ${max}, got '${raw}'`);
   }
   return value;
 }
 
 /** The directory must exist now: a typo should fail here, not as a spawn error on the first command. */
-export function directoryOption(command: string, raw: string | boolean | undefined): string | undefined {
+export function directoryOption(raw: string | boolean | undefined): string | undefined {
   if (raw === undefined || typeof raw === 'boolean') return undefined;
   const dir = resolve(raw);
   let isDirectory = false;
@@ -84,7 +78,7 @@ export function directoryOption(command: string, raw: string | boolean | undefin
   } catch {
     // Reported below with the same message as a file that is not a directory.
   }
-  if (!isDirectory) throw new UsageError(`invalid --cwd: '${raw}' is not a directory`, command);
+  if (!isDirectory) throw usageError(`invalid --cwd: '${raw}' is not a directory`);
   return dir;
 }
 

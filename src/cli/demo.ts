@@ -18,7 +18,7 @@ const STEPS: { tool: string; args: Record<string, unknown> }[] = [
 ];
 
 export async function demoCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommand('demo', argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommand(argv, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     await write(io.stdout, DEMO_HELP);
     return 0;

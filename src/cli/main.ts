@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `shellring` executable: dispatches to run, mcp, serve and demo; usage errors exit 2 with a message on stderr.
 import { packageVersion } from '../faces/version.js';
-import { UsageError } from './args.js';
+import { isShellringError } from '../errors.js';
+import { usageError } from './args.js';
 import { TOP_HELP } from './help.js';
 import { write, type CliIO } from './io.js';
 import { demoCommand } from './demo.js';
@@ -26,14 +27,17 @@ async function main(argv: string[], io: CliIO): Promise<number> {
     await write(io.stdout, `${packageVersion()}\n`);
     return 0;
   }
-  if (first === undefined) throw new UsageError('missing command (run, mcp, serve or demo)');
+  if (first === undefined) throw usageError('missing command (run, mcp, serve or demo)');
   const command = COMMANDS[first];
   if (!command) {
-    throw new UsageError(first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`);
+    throw usageError(first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`);
   }
+  // Usage errors name the command they came from, so the message can point at its help.
+  dispatched = first;
   return command(rest, io);
 }
 
+let dispatched: string | undefined;
 const io: CliIO = { stdout: process.stdout, stderr: process.stderr };
 let status: number;
 try {
@@ -45,14 +49,14 @@ try {
 process.exit(status);
 
 async function report(error: unknown): Promise<number> {
-  if (error instanceof UsageError) {
-    const help = error.command ? `shellring ${error.command} --help` : 'shellring --help';
-    await write(io.stderr, `shellring${error.command ? ` ${error.command}` : ''}: ${error.message}\nRun '${help}' for usage.\n`);
+  if (isShellringError(error, 'SHELLRING_USAGE')) {
+    const help = dispatched ? `shellring ${dispatched} --help` : 'shellring --help';
+    await write(io.stderr, `shellring${dispatched ? ` ${dispatched}` : ''}: ${error.message}\nRun '${help}' for usage.\n`);
     return 2;
   }
   // Options rejected by the runtime's own validation (a sandbox mode it does not know) are usage errors too.
-  if ((error as { code?: unknown })?.code === 'SHELLRING_INVALID_CONFIG') {
-    await write(io.stderr, `shellring: ${(error as Error).message}\n`);
+  if (isShellringError(error, 'SHELLRING_INVALID_CONFIG')) {
+    await write(io.stderr, `shellring: ${error.message}\n`);
     return 2;
   }
   await write(io.stderr, `shellring: ${(error as Error)?.stack ?? String(error)}\n`);

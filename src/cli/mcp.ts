@@ -5,7 +5,7 @@ import { MCP_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 
 export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommand('mcp', argv, {
+  const { values } = parseCommand(argv, {
     cwd: { type: 'string' },
     sandbox: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -15,7 +15,7 @@ export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
     await write(io.stdout, MCP_HELP);
     return 0;
   }
-  const cwd = directoryOption('mcp', values.cwd);
+  const cwd = directoryOption(values.cwd);
   const sandboxMode = sandboxOption(values.sandbox);
   const server = await serveStdio({ cwd, sandboxMode });
   const release = onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => void server.close());

@@ -2,16 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { faceRuntimeOptions } from '../faces/runtime-options.js';
 import { createRuntime } from '../runtime/runtime.js';
-import { directoryOption, integerOption, parseCommand, sandboxOption, UsageError } from './args.js';
+import { directoryOption, integerOption, parseCommand, sandboxOption, usageError } from './args.js';
 import { RUN_HELP } from './help.js';
 import { onceSignal, SIGNAL_EXIT, write, type CliIO } from './io.js';
 
 const DESCRIPTION = 'run from the command line';
 
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommand(
-    'run',
-    argv,
+  const { values, positionals } = parseCommand(argv,
     { cwd: { type: 'string' }, timeout: { type: 'string' }, sandbox: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     { positionals: true },
   );
@@ -20,10 +18,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   // A blank command is left to the bash tool, which refuses it with the same error a model would get.
-  if (positionals.length === 0) throw new UsageError('missing command: shellring run [options] -- <command>', 'run');
+  if (positionals.length === 0) throw usageError('missing command: shellring run [options] -- <command>');
   const command = positionals.join(' ');
-  const cwd = directoryOption('run', values.cwd) ?? process.cwd();
-  const timeoutMs = integerOption('run', '--timeout', values.timeout, { min: 1, max: 600_000, unit: 'milliseconds' });
+  const cwd = directoryOption(values.cwd) ?? process.cwd();
+  const timeoutMs = integerOption('--timeout', values.timeout, { min: 1, max: 600_000, unit: 'milliseconds' });
   const sandboxMode = sandboxOption(values.sandbox);
   const runtime = await createRuntime(
     faceRuntimeOptions(

@@ -5,7 +5,7 @@ import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
 import { SessionRoutes } from '../faces/mcp/routes.js';
-import { directoryOption, integerOption, parseCommand, sandboxOption, UsageError } from './args.js';
+import { directoryOption, integerOption, parseCommand, sandboxOption, usageError } from './args.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 import { tokenOption } from './token.js';
@@ -13,7 +13,7 @@ import { tokenOption } from './token.js';
 const MAX_MS = 2_147_483_647;
 
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommand('serve', argv, {
+  const { values } = parseCommand(argv, {
     port: { type: 'string' },
     host: { type: 'string' },
     cwd: { type: 'string' },
@@ -32,12 +32,12 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const count = (flag: string, raw: string | boolean | undefined) =>
-    integerOption('serve', flag, raw, { min: 1, max: 1_000_000, unit: 'a whole number' });
+    integerOption(flag, raw, { min: 1, max: 1_000_000, unit: 'a whole number' });
   const ms = (flag: string, raw: string | boolean | undefined, min: number) =>
-    integerOption('serve', flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
-  const port = integerOption('serve', '--port', values.port, { min: 0, max: 65_535, unit: 'a port number' });
+    integerOption(flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
+  const port = integerOption('--port', values.port, { min: 0, max: 65_535, unit: 'a port number' });
   const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
-  const cwd = directoryOption('serve', values.cwd);
+  const cwd = directoryOption(values.cwd);
   const sandboxMode = sandboxOption(values.sandbox);
   const maxSessions = count('--max-sessions', values['max-sessions']);
   const maxCommandsPerSession = count('--max-commands-per-session', values['max-commands-per-session']);
@@ -71,10 +71,10 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'SHELLRING_NO_TOKEN') throw new UsageError((error as Error).message, 'serve');
+    if (code === 'SHELLRING_NO_TOKEN') throw usageError((error as Error).message, error);
     // A taken port or an address this host does not have is the invocation's fault, not a crash.
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND') {
-      throw new UsageError(`cannot listen on ${host}:${port ?? 0}: ${(error as Error).message}`, 'serve');
+      throw usageError(`cannot listen on ${host}:${port ?? 0}: ${(error as Error).message}`, error);
     }
     throw error;
   }

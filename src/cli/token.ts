@@ -1,7 +1,7 @@
 // Where `serve` gets its bearer token: --token-file, else SHELLRING_TOKEN, else none (the server generates one).
 import { readFileSync } from 'node:fs';
 import { checkTokenValue } from '../faces/http/token.js';
-import { UsageError } from './args.js';
+import { usageError } from './args.js';
 
 export function tokenOption(file: string | boolean | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (typeof file === 'string') {
@@ -9,7 +9,7 @@ export function tokenOption(file: string | boolean | undefined, env: NodeJS.Proc
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --token-file '${file}': ${(error as Error).message}`, 'serve');
+      throw usageError(`cannot read --token-file '${file}': ${(error as Error).message}`, error);
     }
     // One trailing newline is what `echo ... > file` leaves; it is not part of the token.
     return judged(text.replace(/\r?\n$/, ''), `--token-file '${file}'`);
@@ -23,6 +23,6 @@ function judged(token: string, source: string): string {
   try {
     return checkTokenValue(token, source);
   } catch (error) {
-    throw new UsageError((error as Error).message, 'serve');
+    throw usageError((error as Error).message, error);
   }
 }

@@ -1,5 +1,6 @@
 // The `systemPrompt` service: named prompt sections, rendered in order.
 import type { PromptSection } from '../runtime/runtime.js';
+import { ShellringError } from '../errors.js';
 
 export class PromptRegistry {
   readonly #sections = new Map<string, PromptSection>();
@@ -7,7 +8,7 @@ export class PromptRegistry {
   /** Adds a section; the returned function removes exactly this registration. */
   register(section: PromptSection): () => void {
     if (this.#sections.has(section.name)) {
-      throw new Error(`prompt section ${JSON.stringify(section.name)} is already registered`);
+      throw new ShellringError('SHELLRING_REGISTRATION', `prompt section ${JSON.stringify(section.name)} is already registered`);
     }
     const own = { ...section };
     this.#sections.set(own.name, own);

@@ -2,7 +2,8 @@
 import { callErrors, sessionErrors } from '../contract/index.js';
 import { listTool, type ListedTool } from '../runtime/listing.js';
 import { checkArguments, checkCallId, checkSignal } from '../tools/call-input.js';
-import { errorResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from '../tools/tool.js';
+import { errorResult, type CallContext, type ToolDefinition, type ToolResult } from '../tools/tool.js';
+import { ShellringError } from '../errors.js';
 
 export interface ToolEntry {
   definition: ToolDefinition;
@@ -20,7 +21,7 @@ export class ToolRegistry {
   /** Adds a tool; the returned function removes exactly this registration (a later one under the same name stays). */
   register(entry: ToolEntry): () => void {
     const { name } = entry.definition;
-    if (this.#tools.has(name)) throw new Error(`tool ${JSON.stringify(name)} is already registered`);
+    if (this.#tools.has(name)) throw new ShellringError('SHELLRING_REGISTRATION', `tool ${JSON.stringify(name)} is already registered`);
     // Converted once per registration: the same registration always lists the same bytes (prompt caches keep hitting).
     const listed = listTool(entry.definition);
     const registered = { entry, listed };
@@ -41,7 +42,7 @@ export class ToolRegistry {
 
   async call(name: string, input: unknown, context: CallContext): Promise<ToolResult> {
     const tool = this.#tools.get(name);
-    if (!tool) return errorResult(new Error(sessionErrors.unknownTool(name)));
+    if (!tool) return errorResult(new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.unknownTool(name)));
     // A tool that throws instead of returning its error still answers the model, as `Error: <message>`.
     try {
       return await tool.entry.call(checkArguments(input), checkContext(context));
@@ -54,11 +55,11 @@ export class ToolRegistry {
 /** The host's call context, judged before a tool sees it: a bad one fails this call clearly, not deep inside it. */
 function checkContext(context: unknown): CallContext {
   if (context === null || typeof context !== 'object' || Array.isArray(context)) {
-    throw new ToolError(callErrors.context(context));
+    throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.context(context));
   }
   const { sessionId, cwd, signal, callId, approve } = context as Record<string, unknown>;
-  if (typeof sessionId !== 'string') throw new ToolError(callErrors.sessionId(sessionId));
-  if (cwd !== undefined && (typeof cwd !== 'string' || !cwd)) throw new ToolError(sessionErrors.cwd(cwd));
+  if (typeof sessionId !== 'string') throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.sessionId(sessionId));
+  if (cwd !== undefined && (typeof cwd !== 'string' || !cwd)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', sessionErrors.cwd(cwd));
   return {
     ...(context as CallContext),
     sessionId,

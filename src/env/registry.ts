@@ -1,5 +1,6 @@
 // The DSH_* registry: built-in managed variables plus named contributors with declared, described keys.
 import { bashEnvErrors as E } from '../contract/index.js';
+import { ShellringError } from '../errors.js';
 
 /** What a contributor sees of the call it contributes to. */
 export interface Execution {
@@ -49,16 +50,16 @@ export class EnvRegistry {
   /** Registers a contributor; returns a function that removes it again. */
   register(contributor: EnvContributor): () => void {
     const name = typeof contributor.name === 'string' ? contributor.name.trim() : '';
-    if (!name) throw new Error(E.emptyName);
-    if (this.#contributors.has(name)) throw new Error(E.duplicate(name));
+    if (!name) throw new ShellringError('SHELLRING_REGISTRATION', E.emptyName);
+    if (this.#contributors.has(name)) throw new ShellringError('SHELLRING_REGISTRATION', E.duplicate(name));
     const keys = Object.keys(contributor.variables ?? {});
     for (const key of keys) {
-      if (!KEY.test(key)) throw new Error(E.invalidKey(name, key));
-      if (key in RESERVED) throw new Error(E.reserved(name, key));
+      if (!KEY.test(key)) throw new ShellringError('SHELLRING_REGISTRATION', E.invalidKey(name, key));
+      if (key in RESERVED) throw new ShellringError('SHELLRING_REGISTRATION', E.reserved(name, key));
       const description = contributor.variables[key]?.description;
-      if (typeof description !== 'string' || !description.trim()) throw new Error(E.undescribed(name, key));
+      if (typeof description !== 'string' || !description.trim()) throw new ShellringError('SHELLRING_REGISTRATION', E.undescribed(name, key));
       const owner = this.#owners.get(key);
-      if (owner) throw new Error(E.owned(key, owner, name));
+      if (owner) throw new ShellringError('SHELLRING_REGISTRATION', E.owned(key, owner, name));
     }
     this.#contributors.set(name, contributor);
     for (const key of keys) this.#owners.set(key, name);
@@ -89,9 +90,9 @@ export class EnvRegistry {
     for (const contributor of this.#contributors.values()) {
       const values = contributor.resolve(execution) ?? {};
       for (const [key, value] of Object.entries(values)) {
-        if (!(key in contributor.variables)) throw new Error(E.undeclared(contributor.name, key));
+        if (!(key in contributor.variables)) throw new ShellringError('SHELLRING_REGISTRATION', E.undeclared(contributor.name, key));
         if (value === undefined) continue;
-        if (typeof value !== 'string') throw new Error(E.nonString(contributor.name, key));
+        if (typeof value !== 'string') throw new ShellringError('SHELLRING_REGISTRATION', E.nonString(contributor.name, key));
         out[key] = value;
       }
     }

@@ -1,6 +1,7 @@
 // Executor configuration: one zod schema validates it once and fills the contract's defaults.
 import { z } from 'zod';
 import { envPolicySchema } from '../env/policy.js';
+import { ShellringError } from '../errors.js';
 
 export const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -52,7 +53,5 @@ export function parseExecutorConfig(input: ExecutorConfigInput = {}): ExecutorCo
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.join('.') || '(root)';
-  throw Object.assign(new Error(`invalid executor config: ${field}: ${issue.message}`), {
-    code: 'SHELLRING_INVALID_CONFIG',
-  });
+  throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid executor config: ${field}: ${issue.message}`);
 }

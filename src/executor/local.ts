@@ -17,6 +17,7 @@ import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
 import { ProcessHandleImpl } from './handle.js';
+import { ShellringError } from '../errors.js';
 
 /** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
 const RUNNER_EXIT_MS = 500;
@@ -97,7 +98,7 @@ export class LocalExecutor {
       const outcome = await handle.done;
       const sandbox = handle.sandboxFacts();
       if (outcome.error !== undefined && !sandbox?.runnerFailed) {
-        throw Object.assign(new Error(outcome.error), { code: 'SHELLRING_SPAWN_FAILED' });
+        throw new ShellringError('SHELLRING_SPAWN_FAILED', outcome.error);
       }
       return {
         exitCode: outcome.exitCode,
@@ -165,7 +166,7 @@ export class LocalExecutor {
   }
 
   #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
-    if (this.#closed) throw Object.assign(new Error(executorErrors.closed), { code: 'SHELLRING_CLOSED' });
+    if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
     const used = this.spills.used(spec.sessionId, this.capture);
     const captureId = this.capture.create({
       stdoutCap: spec.stdoutMaxBytes,
@@ -232,7 +233,7 @@ function abortedBeforeStart(timeoutMs: number): RunResult {
 }
 
 function invalid(message: string): Error {
-  return Object.assign(new Error(message), { code: 'SHELLRING_INVALID_REQUEST' });
+  return new ShellringError('SHELLRING_INVALID_REQUEST', message);
 }
 
 /** True when the promise settled within `ms`. */

@@ -4,6 +4,7 @@ import type { CaptureBackend } from '../capture/types.js';
 import { nextJobId } from './ids.js';
 import { appendLine, jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
+import { ShellringError } from '../errors.js';
 
 export interface JobRegistryOptions {
   /** Running-or-stopping jobs one owner may hold. */
@@ -38,13 +39,6 @@ interface Job extends JobInfo {
   total: number;
 }
 
-export class JobError extends Error {
-  readonly code: string;
-  constructor(message: string, code: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 export class JobRegistry {
   readonly #capture: CaptureBackend;
@@ -82,7 +76,7 @@ export class JobRegistry {
 
   /** Throws the limit error when the owner holds too many live jobs. */
   assertAdmits(ownerId: string): void {
-    if (!this.admits(ownerId)) throw new JobError(jobErrors.limit(this.#limit), 'SHELLRING_JOB_LIMIT');
+    if (!this.admits(ownerId)) throw new ShellringError('SHELLRING_JOB_LIMIT', jobErrors.limit(this.#limit));
   }
 
   /** Registers a job; throws the limit error when the owner holds too many live jobs. */
@@ -126,7 +120,7 @@ export class JobRegistry {
   /** Requests cancellation. Returns false when the job had already settled. */
   kill(id: string, reason: string | undefined, by: KilledBy): boolean {
     const job = this.#jobs.get(id);
-    if (!job) throw new JobError(jobErrors.unknown(id), 'SHELLRING_UNKNOWN_JOB');
+    if (!job) throw new ShellringError('SHELLRING_UNKNOWN_JOB', jobErrors.unknown(id));
     if (job.state !== 'running') return job.state === 'stopping';
     job.state = 'stopping';
     job.killReason = reason?.trim() || undefined;
@@ -199,7 +193,7 @@ export class JobRegistry {
   /** An observer read by offset: never moves the model's cursor. */
   follow(id: string, from: number, max = 65_536): FollowRead {
     const job = this.#jobs.get(id);
-    if (!job) throw new JobError(jobErrors.unknown(id), 'SHELLRING_UNKNOWN_JOB');
+    if (!job) throw new ShellringError('SHELLRING_UNKNOWN_JOB', jobErrors.unknown(id));
     return this.#capture.ringObserve(job.source.captureId, from, max);
   }
 
@@ -243,11 +237,11 @@ export class JobRegistry {
 
   #owned(id: unknown, ownerId: string): Job {
     if (typeof id !== 'string' || !id.trim()) {
-      throw new JobError(jobErrors.invalidId(id), 'SHELLRING_INVALID_JOB_ID');
+      throw new ShellringError('SHELLRING_INVALID_JOB_ID', jobErrors.invalidId(id));
     }
     const job = this.#jobs.get(id);
-    if (!job) throw new JobError(jobErrors.unknown(id), 'SHELLRING_UNKNOWN_JOB');
-    if (job.ownerId !== ownerId) throw new JobError(jobErrors.foreign(id), 'SHELLRING_FOREIGN_JOB');
+    if (!job) throw new ShellringError('SHELLRING_UNKNOWN_JOB', jobErrors.unknown(id));
+    if (job.ownerId !== ownerId) throw new ShellringError('SHELLRING_FOREIGN_JOB', jobErrors.foreign(id));
     return job;
   }
 

@@ -2,6 +2,7 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { loadBinding, loadedFrom, packageRoot } from './loader.js';
+import { ShellringError } from '../errors.js';
 
 /** shellring-runner lives next to the .node file that loaded (platform package or local build). */
 export function runnerPath(): string {
@@ -14,10 +15,7 @@ export function checkRunner(file: string): string {
   try {
     accessSync(file, constants.X_OK);
   } catch (cause) {
-    throw Object.assign(
-      new Error(`shellring: the runner executable ${file} is missing or not executable; reinstall the platform package or run \`npm run build:native\``, { cause }),
-      { code: 'SHELLRING_RUNNER_MISSING' },
-    );
+    throw new ShellringError('SHELLRING_RUNNER_MISSING', `shellring: the runner executable ${file} is missing or not executable; reinstall the platform package or run \`npm run build:native\``, { cause });
   }
   return file;
 }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NativeBinding } from './binding.js';
+import { ShellringError } from '../errors.js';
 
 export type { NativeBinding } from './binding.js';
 
@@ -49,7 +50,7 @@ export function packageRoot(): string {
     } catch {
       // No package.json here, or not readable JSON: keep walking.
     }
-    if (path.dirname(dir) === dir) throw new Error(`shellring: no package.json named "shellring" above ${start}`);
+    if (path.dirname(dir) === dir) throw new ShellringError('SHELLRING_BINDING_MISSING', `shellring: no package.json named "shellring" above ${start}`);
   }
 }
 
@@ -62,7 +63,7 @@ function requireBinding(specifier: string): NativeBinding {
   const candidate = require(specifier) as Partial<NativeBinding> | null;
   // A stale or foreign .node file loads fine and fails later; refuse it here, where the message can say why.
   if (typeof candidate?.create !== 'function' || typeof candidate.ringReadInto !== 'function') {
-    throw new Error(`${specifier} is not a shellring binding of this version (no create/ringReadInto export)`);
+    throw new ShellringError('SHELLRING_BINDING_MISSING', `${specifier} is not a shellring binding of this version (no create/ringReadInto export)`);
   }
   return candidate as NativeBinding;
 }
@@ -78,7 +79,7 @@ function missing(triple: string, attempts: { what: string; error: unknown }[]): 
   ];
   const errors = attempts.map((a) => a.error);
   const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'every binding candidate failed to load');
-  return Object.assign(new Error(lines.join('\n'), { cause }), { code: 'SHELLRING_BINDING_MISSING' });
+  return new ShellringError('SHELLRING_BINDING_MISSING', lines.join('\n'), { cause });
 }
 
 /**

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { executorConfigSchema } from '../executor/config.js';
 import { SANDBOX_MODES } from '../sandbox/modes.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
+import { ShellringError } from '../errors.js';
 
 export const runtimeOptionsSchema = z
   .object({
@@ -63,7 +64,5 @@ export function parseRuntimeOptions(input: RuntimeOptions = {}) {
   const parsed = runtimeOptionsSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw Object.assign(new Error(`invalid runtime options: ${issue.path.join('.') || '(root)'}: ${issue.message}`), {
-    code: 'SHELLRING_INVALID_CONFIG',
-  });
+  throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid runtime options: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }

@@ -14,6 +14,7 @@ import { JobsView } from './jobs-view.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { Session, type CallEvent, type SessionOptions } from './session.js';
+import { ShellringError } from '../errors.js';
 
 export type { ListedTool };
 
@@ -75,7 +76,7 @@ export class Runtime {
 
   /** Opens (or returns the open) agent session with this id. */
   session(options: SessionOptions): Session {
-    if (this.#closed) throw Object.assign(new Error('the runtime is closed'), { code: 'SHELLRING_CLOSED' });
+    if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', 'the runtime is closed');
     const existing = this.#sessions.get(options?.id);
     if (existing && !existing.closed) return existing;
     const session = new Session(options, {

@@ -10,9 +10,10 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
-import { errorResult, ToolError, type CallContext, type ToolResult } from '../tools/tool.js';
+import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
 import { sessionErrors } from '../contract/index.js';
 import type { ListedTool } from './listing.js';
+import { ShellringError } from '../errors.js';
 
 export type { CallOptions };
 
@@ -61,10 +62,10 @@ export class Session {
 
   constructor(options: SessionOptions, deps: SessionDeps) {
     if (typeof options?.id !== 'string' || !options.id.trim()) {
-      throw Object.assign(new Error('invalid session id: expected a non-empty string'), { code: 'SHELLRING_INVALID_SESSION' });
+      throw new ShellringError('SHELLRING_INVALID_SESSION', 'invalid session id: expected a non-empty string');
     }
     if (options.cwd !== undefined && (typeof options.cwd !== 'string' || !options.cwd)) {
-      throw Object.assign(new Error(sessionErrors.cwd(options.cwd)), { code: 'SHELLRING_INVALID_SESSION' });
+      throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.cwd(options.cwd));
     }
     this.id = options.id;
     this.cwd = resolve(options.cwd ?? deps.executor.config.cwd ?? process.cwd());
@@ -88,13 +89,13 @@ export class Session {
    */
   setApprovalChannel(handler: ApprovalHandler | undefined): void {
     if (handler !== undefined && typeof handler !== 'function') {
-      throw Object.assign(new Error('invalid approval channel: expected a function or undefined'), { code: 'SHELLRING_INVALID_CONFIG' });
+      throw new ShellringError('SHELLRING_INVALID_CONFIG', 'invalid approval channel: expected a function or undefined');
     }
     this.#approve = handler;
   }
 
   async callTool(name: string, args?: unknown, options?: CallOptions | null): Promise<ToolResult> {
-    if (this.#closed) return errorResult(new Error(sessionErrors.closed(this.id)));
+    if (this.#closed) return errorResult(new ShellringError('SHELLRING_CLOSED', sessionErrors.closed(this.id)));
     let checked: CallOptions;
     try {
       checked = checkOptions(options);
@@ -126,8 +127,8 @@ export class Session {
   async #dispatch(name: string, args: unknown, context: CallContext): Promise<ToolResult> {
     try {
       const known = name === 'bash' || (this.#deps.jobs !== undefined && (name === 'job_output' || name === 'job_list' || name === 'job_kill'));
-      if (!known) throw new ToolError(sessionErrors.unknownTool(name));
-      if (this.#allowed && !this.#allowed.has(name)) throw new ToolError(sessionErrors.notAllowed(name));
+      if (!known) throw new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.unknownTool(name));
+      if (this.#allowed && !this.#allowed.has(name)) throw new ShellringError('SHELLRING_REFUSED', sessionErrors.notAllowed(name));
       const input = checkArguments(args);
       if (name === 'bash') return await this.#deps.bash.call(input, context);
       return await callJobTool(this.#deps.jobs!, name, input, context);
@@ -150,14 +151,10 @@ export class Session {
   /** Changes this session's standing sandbox mode (a person's decision, not the model's). */
   setSandboxMode(mode: SandboxMode): void {
     if (!this.#deps.sandbox) {
-      throw Object.assign(new Error('this runtime has no sandbox; create it with the `sandbox` option'), {
-        code: 'SHELLRING_NO_SANDBOX',
-      });
+      throw new ShellringError('SHELLRING_NO_SANDBOX', 'this runtime has no sandbox; create it with the `sandbox` option');
     }
     if (!isSandboxMode(mode)) {
-      throw Object.assign(new Error(`invalid sandbox mode ${JSON.stringify(mode)}: expected one of ${SANDBOX_MODES.join(', ')}`), {
-        code: 'SHELLRING_INVALID_SANDBOX_MODE',
-      });
+      throw new ShellringError('SHELLRING_INVALID_SANDBOX_MODE', `invalid sandbox mode ${JSON.stringify(mode)}: expected one of ${SANDBOX_MODES.join(', ')}`);
     }
     this.#deps.sandbox.setSessionMode(this.id, mode);
   }
@@ -178,11 +175,11 @@ export class Session {
 /** A restriction names shellring's tools only: a typo would otherwise hide a tool without a word. */
 function checkTools(tools: unknown): string[] {
   if (!Array.isArray(tools)) {
-    throw Object.assign(new Error(sessionErrors.tools(tools)), { code: 'SHELLRING_INVALID_SESSION' });
+    throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.tools(tools));
   }
   for (const name of tools) {
     if (!(TOOL_NAMES as readonly unknown[]).includes(name)) {
-      throw Object.assign(new Error(sessionErrors.unknownRestriction(name)), { code: 'SHELLRING_INVALID_SESSION' });
+      throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.unknownRestriction(name));
     }
   }
   return [...tools] as string[];

@@ -6,6 +6,7 @@ import { executorErrors } from '../contract/index.js';
 import type { SandboxSpec } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
+import { ShellringError } from '../errors.js';
 
 export interface SandboxConfig {
   /** The deployment's standing mode. */
@@ -24,13 +25,6 @@ export interface Confinement {
   root: string;
 }
 
-export class SandboxError extends Error {
-  readonly code: string;
-  constructor(message: string, code: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 export class Sandbox {
   readonly defaultMode: SandboxMode;
@@ -69,7 +63,7 @@ export class Sandbox {
 
   /**
    * The confinement of one call in `mode`.
-   * @throws SandboxError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
+   * @throws ShellringError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
    * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
    */
   async confine(mode: SandboxMode, cwd: string, sessionId: string | undefined): Promise<Confinement> {
@@ -77,7 +71,7 @@ export class Sandbox {
     if (mode === 'danger-full-access') return { policy: { mode, runnerArgs: [] }, env: {}, root };
     const { backend, bwrapPath, network } = this.#config;
     if (!(await backendUsable(backend, this.#runner, bwrapPath))) {
-      throw new SandboxError(executorErrors.sandboxUnavailable(mode), 'SANDBOX_UNAVAILABLE');
+      throw new ShellringError('SANDBOX_UNAVAILABLE', executorErrors.sandboxUnavailable(mode));
     }
     const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];
     if (network === 'deny') args.push('--deny-network');
@@ -106,7 +100,7 @@ export class Sandbox {
 
   #checkRoot(root: string): void {
     const refuse = (why: string) =>
-      new SandboxError(`sandbox workspace root "${root}" is refused: ${why}`, 'SHELLRING_SANDBOX_ROOT');
+      new ShellringError('SHELLRING_SANDBOX_ROOT', `sandbox workspace root "${root}" is refused: ${why}`);
     if (root === sep) throw refuse('it would make the whole filesystem writable');
     if (root === canonical(homedir())) throw refuse('it is the home directory; use a project directory');
     for (const path of this.#protected) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { bashArgErrors, bashParamDocs } from '../contract/index.js';
 import { isSandboxMode } from '../sandbox/modes.js';
 import { plainArgs } from './plain-args.js';
+import { ShellringError } from '../errors.js';
 
 export const ESCALATION_MODES = ['workspace-write', 'danger-full-access'] as const;
 
@@ -83,10 +84,10 @@ export function parseBashArgs(schema: ReturnType<typeof bashArgsSchema>, input: 
   // refused later with the contract's "not strictly wider" error, against the call's current mode.
   const { sandbox_permissions: mode, ...rest } = raw;
   const parsed = schema.safeParse(isSandboxMode(mode) ? rest : raw);
-  if (!parsed.success) throw new Error(parsed.error.issues[0]!.message);
+  if (!parsed.success) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', parsed.error.issues[0]!.message);
   // No argv or path can hold a NUL byte: refuse it here rather than fail later inside the spawn.
-  if (parsed.data.command.includes('\0')) throw new Error(bashArgErrors.nulInCommand);
-  if (parsed.data.workdir?.includes('\0')) throw new Error(bashArgErrors.nulInWorkdir);
+  if (parsed.data.command.includes('\0')) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashArgErrors.nulInCommand);
+  if (parsed.data.workdir?.includes('\0')) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashArgErrors.nulInWorkdir);
   // Fields outside this configuration's schema still reach policy, which rejects them with their own errors.
   return {
     ...(parsed.data as BashArgs),

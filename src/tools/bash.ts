@@ -20,7 +20,8 @@ import {
   renderForeground,
   type ForegroundFacts,
 } from '../contract/index.js';
-import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
+import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
+import { ShellringError } from '../errors.js';
 
 export interface BashToolConfig {
   enableRunInBackground: boolean;
@@ -81,7 +82,7 @@ export class BashTool {
       const args = parseBashArgs(this.#schema, input);
       this.#checkPolicy(args);
       const mode = await this.#mode(args, context);
-      if (context.signal?.aborted) throw new ToolError(bashToolErrors.aborted);
+      if (context.signal?.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
       if (args.run_in_background) return await this.#startBackground(args, context, mode);
       return await this.#foreground(args, await this.#spec(args, context, mode), context);
     } catch (error) {
@@ -108,16 +109,16 @@ export class BashTool {
 
   #checkPolicy(args: BashArgs): void {
     const justified = args.justification !== undefined && args.justification.trim() !== '';
-    if (args.sandbox_permissions === undefined && justified) throw new ToolError(bashToolErrors.justificationAlone);
+    if (args.sandbox_permissions === undefined && justified) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.justificationAlone);
     if (args.sandbox_permissions !== undefined && !this.#deps.sandbox) {
       // The pairing is argument validation, so it is judged before the composition is.
-      if (args.justification === undefined) throw new ToolError(bashToolErrors.needsJustification);
-      if (!justified) throw new ToolError(bashToolErrors.blankJustification);
-      throw new ToolError(bashToolErrors.noSandbox);
+      if (args.justification === undefined) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.needsJustification);
+      if (!justified) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.blankJustification);
+      throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noSandbox);
     }
     if (args.run_in_background) {
-      if (!this.#deps.config.enableRunInBackground) throw new ToolError(bashToolErrors.backgroundDisabled);
-      if (!this.#deps.jobs) throw new ToolError(bashToolErrors.backgroundUnavailable);
+      if (!this.#deps.config.enableRunInBackground) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.backgroundDisabled);
+      if (!this.#deps.jobs) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.backgroundUnavailable);
     }
   }
 
@@ -128,16 +129,16 @@ export class BashTool {
     const current = sandbox.modeFor(context.sessionId);
     const requested = args.sandbox_permissions;
     if (requested === undefined || requested === current) return current;
-    if (!isSandboxMode(requested)) throw new ToolError(bashToolErrors.notWider(requested, current));
-    if (args.justification === undefined) throw new ToolError(bashToolErrors.needsJustification);
-    if (args.justification.trim() === '') throw new ToolError(bashToolErrors.blankJustification);
-    if (!isWider(requested, current)) throw new ToolError(bashToolErrors.notWider(requested, current));
+    if (!isSandboxMode(requested)) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.notWider(requested, current));
+    if (args.justification === undefined) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.needsJustification);
+    if (args.justification.trim() === '') throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.blankJustification);
+    if (!isWider(requested, current)) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.notWider(requested, current));
     const approval = this.#deps.approval;
     const request = context.approve ?? approval?.request;
     if (!request && approval?.policy !== 'never') {
-      throw new ToolError(bashToolErrors.noApprovalService(requested));
+      throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noApprovalService(requested));
     }
-    if (!context.sessionId) throw new ToolError(bashToolErrors.noAgent(requested));
+    if (!context.sessionId) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noAgent(requested));
     const justification = args.justification.trim();
     const outcome = await askApproval(
       { policy: approval?.policy, request },
@@ -155,9 +156,9 @@ export class BashTool {
       },
     );
     if (outcome === 'allowed-once') return requested;
-    if (outcome === 'rejected') throw new ToolError(bashToolErrors.rejected(requested));
-    if (outcome === 'cancelled') throw new ToolError(bashToolErrors.cancelled(requested));
-    throw new ToolError(bashToolErrors.approvalUnavailable(requested));
+    if (outcome === 'rejected') throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.rejected(requested));
+    if (outcome === 'cancelled') throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.cancelled(requested));
+    throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.approvalUnavailable(requested));
   }
 
   async #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ExecSpec> {
@@ -231,7 +232,7 @@ export class BashTool {
       jobs.kill(job.id, bashToolErrors.aborted, 'teardown');
       await handle.done;
       jobs.remove(job.id);
-      throw new ToolError(bashToolErrors.aborted);
+      throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
     }
     if (ended === 'timeout') {
       jobs.promote(job.id);
@@ -258,22 +259,18 @@ export class BashTool {
     const sandbox = handle.sandboxFacts();
     if (sandbox) facts.sandbox = sandbox;
     jobs.remove(job.id);
-    if (sandbox?.runnerFailed) throw new ToolError(`${outcome.error}\n${markers.runnerFailed(sandbox.mode)}`);
-    if (outcome.error !== undefined) throw new ToolError(outcome.error);
+    if (sandbox?.runnerFailed) throw new ShellringError('SHELLRING_SPAWN_FAILED', `${outcome.error}\n${markers.runnerFailed(sandbox.mode)}`);
+    if (outcome.error !== undefined) throw new ShellringError('SHELLRING_SPAWN_FAILED', outcome.error);
     return foregroundResult(facts, this.#hint(sandbox?.mode, context));
   }
 
   /** No job behind the call: the executor's deadline kills the command at its timeout. */
   async #deadline(spec: ExecSpec, context: CallContext): Promise<ToolResult> {
-    let result;
-    try {
-      result = await this.#deps.executor.run({ ...spec, signal: context.signal });
-    } catch (error) {
-      throw new ToolError((error as Error).message);
-    }
-    if (result.aborted) throw new ToolError(bashToolErrors.aborted);
+    // A command that could not start at all rejects with SHELLRING_SPAWN_FAILED; the model reads its message.
+    const result = await this.#deps.executor.run({ ...spec, signal: context.signal });
+    if (result.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
     if (result.sandbox?.runnerFailed) {
-      throw new ToolError(`${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
+      throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
     }
     return foregroundResult(result, this.#hint(result.sandbox?.mode, context));
   }

@@ -1,6 +1,6 @@
 // Judges what a caller hands to a tool call besides the tool's own arguments: their shape, the signal, the call id.
 import { callErrors } from '../contract/index.js';
-import { ToolError } from './tool.js';
+import { ShellringError } from '../errors.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -10,7 +10,7 @@ export interface CallOptions {
 /** Omitted arguments are an empty object; anything else that is not a plain object is refused. */
 export function checkArguments(args: unknown): unknown {
   if (args === undefined) return {};
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new ToolError(callErrors.arguments(args));
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.arguments(args));
   return args;
 }
 
@@ -25,21 +25,21 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
     typeof candidate.addEventListener !== 'function' ||
     typeof candidate.removeEventListener !== 'function'
   ) {
-    throw new ToolError(callErrors.signal(signal));
+    throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.signal(signal));
   }
   return signal as AbortSignal;
 }
 
 export function checkCallId(callId: unknown): string | undefined {
   if (callId === undefined) return undefined;
-  if (typeof callId !== 'string') throw new ToolError(callErrors.callId(callId));
+  if (typeof callId !== 'string') throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.callId(callId));
   return callId;
 }
 
 /** The library's call options: omitted or null mean none. */
 export function checkOptions(options: unknown): CallOptions {
   if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) throw new ToolError(callErrors.options(options));
+  if (typeof options !== 'object' || Array.isArray(options)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.options(options));
   const { signal, callId } = options as Record<string, unknown>;
   return { signal: checkSignal(signal), callId: checkCallId(callId) };
 }

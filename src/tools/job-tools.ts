@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import type { JobRegistry } from '../jobs/registry.js';
 import { jobErrors, jobTexts, jobToolDocs, statusLine } from '../contract/index.js';
-import { errorResult, textResult, ToolError, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
+import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { plainArgs } from './plain-args.js';
 import { jobKillSchema, jobListSchema, jobOutputSchema } from './output-schemas.js';
+import { ShellringError } from '../errors.js';
 
 const MAX_WAIT_MS = 600_000;
 const DEFAULT_WAIT_MS = 30_000;
@@ -79,7 +80,7 @@ export async function callJobTool(
 
 function parse<T extends z.ZodType>(schema: T, input: object): z.output<T> {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new ToolError(parsed.error.issues[0]!.message);
+  if (!parsed.success) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', parsed.error.issues[0]!.message);
   return parsed.data;
 }
 

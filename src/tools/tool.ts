@@ -26,9 +26,6 @@ export interface ToolResult {
   structuredContent?: Record<string, unknown>;
 }
 
-/** A refusal or failure the model reads as `Error: <message>`. */
-export class ToolError extends Error {}
-
 export function textResult(text: string, structuredContent?: object): ToolResult {
   const result: ToolResult = { content: [{ type: 'text', text }] };
   if (structuredContent) result.structuredContent = structuredContent as Record<string, unknown>;

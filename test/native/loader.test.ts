@@ -24,17 +24,20 @@ function expectedTriple(): string {
 
 /**
  * A stand-alone copy of the loader in a fresh package directory (no node_modules, maybe no .node file): the
- * loader is plain TypeScript with only type imports, so transpiling it alone gives the code that ships.
+ * loader is plain TypeScript whose one runtime import is the error type, so transpiling the two files alone gives
+ * the code that ships.
  */
 function packageWithLoader(name: string): string {
   const root = path.join(scratch, name);
   fs.mkdirSync(path.join(root, 'dist/src/native'), { recursive: true });
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'shellring', type: 'module' }));
-  const source = fs.readFileSync(path.join(repoRoot, 'src/native/loader.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-  });
-  fs.writeFileSync(path.join(root, 'dist/src/native/loader.js'), outputText);
+  for (const file of ['native/loader', 'errors']) {
+    const source = fs.readFileSync(path.join(repoRoot, `src/${file}.ts`), 'utf8');
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+    });
+    fs.writeFileSync(path.join(root, `dist/src/${file}.js`), outputText);
+  }
   return root;
 }
 

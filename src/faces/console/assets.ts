@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ShellringError } from '../../errors.js';
 
 export interface Asset {
   body: Buffer;
@@ -71,7 +72,7 @@ function packageRoot(name: string): string {
   let dir = dirname(createRequire(import.meta.url).resolve(name));
   while (!existsSync(join(dir, 'package.json')) || !dir.endsWith(name)) {
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`cannot find the installed package ${name}`);
+    if (parent === dir) throw new ShellringError('SHELLRING_INVALID_CONFIG', `cannot find the installed package ${name}`);
     dir = parent;
   }
   return dir;

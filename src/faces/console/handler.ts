@@ -8,6 +8,7 @@ import { checkTokenValue, CSRF_HEADER, csrfValue, presentedToken, sameOrigin, si
 import { sendSpill } from './spill.js';
 import { ConsoleStream } from './stream.js';
 import { Timeline } from './timeline.js';
+import { ShellringError } from '../../errors.js';
 
 export interface ConsoleOptions {
   /** The secret a person signs in with (`/?token=<token>` once; a cookie afterwards) or sends as a Bearer token. */
@@ -26,7 +27,7 @@ export type ConsoleHandler = ((req: IncomingMessage, res: ServerResponse) => voi
 const MAX_BODY = 16 * 1024;
 
 export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions): ConsoleHandler {
-  if (typeof options?.token !== 'string') throw new TypeError('createConsoleHandler: a token is required');
+  if (typeof options?.token !== 'string') throw new ShellringError('SHELLRING_INVALID_CONFIG', 'createConsoleHandler: a token is required');
   // The same rules as the HTTP face: long enough, and safe in a cookie and a header.
   checkTokenValue(options.token, 'the console token option');
   const { token, approvals } = options;

@@ -1,6 +1,7 @@
 // A bounded, per-session MCP event store: what a client missed on a stream is replayed when it resumes with Last-Event-ID.
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ShellringError } from '../../errors.js';
 
 export interface EventStoreLimits {
   /** Most events kept; the oldest go first. Default 1000. */
@@ -55,7 +56,7 @@ export class SessionEventStore implements EventStore {
     { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
   ): Promise<StreamId> {
     const from = parse(lastEventId);
-    if (!from) throw new Error(`unknown event id ${JSON.stringify(lastEventId)}`);
+    if (!from) throw new ShellringError('SHELLRING_INVALID_REQUEST', `unknown event id ${JSON.stringify(lastEventId)}`);
     for (const event of this.#events.filter((e) => e.streamId === from.streamId && e.seq > from.seq)) {
       // Priming events (empty data) only hand the client a cursor; there is nothing to replay in them.
       if (!('jsonrpc' in event.message)) continue;

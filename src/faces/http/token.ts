@@ -1,6 +1,7 @@
 // The bearer token of the HTTP face: how one is made, judged acceptable, found in a request and compared.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ShellringError } from '../../errors.js';
 
 /** The cookie the web console sets at sign-in; it carries the same token as the Authorization header. */
 export const TOKEN_COOKIE = 'shellring_token';
@@ -14,16 +15,16 @@ export function generateToken(): string {
 
 /** A configured token, or the reason it is unusable (the message names where it came from). */
 export function checkTokenValue(token: string, source: string): string {
-  if (token.length === 0) throw new TypeError(`the token from ${source} is empty`);
+  if (token.length === 0) throw new ShellringError('SHELLRING_INVALID_CONFIG', `the token from ${source} is empty`);
   if (token.length < TOKEN_MIN_LENGTH) {
-    throw new TypeError(`the token from ${source} is too short (${token.length} characters; at least ${TOKEN_MIN_LENGTH})`);
+    throw new ShellringError('SHELLRING_INVALID_CONFIG', `the token from ${source} is too short (${token.length} characters; at least ${TOKEN_MIN_LENGTH})`);
   }
   if (token.length > TOKEN_MAX_LENGTH) {
-    throw new TypeError(`the token from ${source} is too long (${token.length} characters; at most ${TOKEN_MAX_LENGTH})`);
+    throw new ShellringError('SHELLRING_INVALID_CONFIG', `the token from ${source} is too long (${token.length} characters; at most ${TOKEN_MAX_LENGTH})`);
   }
   // The token travels in a header and a cookie: visible ASCII without separators survives both unchanged.
   if (!/^[\x21-\x7e]+$/.test(token) || /[;,"\\]/.test(token)) {
-    throw new TypeError(`the token from ${source} must be printable ASCII without spaces, quotes, commas, semicolons or backslashes`);
+    throw new ShellringError('SHELLRING_INVALID_CONFIG', `the token from ${source} must be printable ASCII without spaces, quotes, commas, semicolons or backslashes`);
   }
   return token;
 }

@@ -16,6 +16,7 @@ import { HttpSessions } from '../http/sessions.js';
 import { checkTokenValue, generateToken } from '../http/token.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
+import { ShellringError } from '../../errors.js';
 
 export interface HttpServeOptions extends CommandLimits {
   /** Default 127.0.0.1. */
@@ -100,15 +101,13 @@ const RETRY_AFTER_SECONDS = '5';
 
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServer> {
   if (options.runtime && (options.runtimeOptions || options.sandboxMode !== undefined)) {
-    throw new TypeError('serveHttp: pass either an existing runtime or options to create one, not both');
+    throw new ShellringError('SHELLRING_INVALID_CONFIG', 'serveHttp: pass either an existing runtime or options to create one, not both');
   }
   const host = options.host ?? '127.0.0.1';
   if (options.token === undefined && !isLoopback(host)) {
-    throw Object.assign(
-      new Error(
-        `refusing to serve on ${host} without an explicit token: anyone who can reach that address could run commands; give a token (--token-file FILE or SHELLRING_TOKEN)`,
-      ),
-      { code: 'SHELLRING_NO_TOKEN' },
+    throw new ShellringError(
+      'SHELLRING_NO_TOKEN',
+      `refusing to serve on ${host} without an explicit token: anyone who can reach that address could run commands; give a token (--token-file FILE or SHELLRING_TOKEN)`,
     );
   }
   const token = options.token === undefined ? generateToken() : checkTokenValue(options.token, 'the token option');

@@ -17,6 +17,7 @@ import { packageVersion } from '../version.js';
 import { TOOL_ANNOTATIONS } from './annotations.js';
 import { elicitApproval } from './approval.js';
 import type { SessionRoutes } from './routes.js';
+import { ShellringError } from '../../errors.js';
 
 export interface McpServerOptions {
   runtime: Runtime;
@@ -65,7 +66,7 @@ export function createMcpServer({ runtime, session, routes, onClose, admit }: Mc
   // and answers an array or null with raw zod JSON. Here the runtime judges them and answers one clear line.
   Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const refusal = admit?.(request.params.name);
-    if (refusal !== undefined) return { ...errorResult(new Error(refusal)) };
+    if (refusal !== undefined) return { ...errorResult(new ShellringError('SHELLRING_REFUSED', refusal)) };
     const callId = randomUUID();
     calls.set(callId, extra.requestId);
     try {
