@@ -13,7 +13,7 @@ export type { ExecutorConfigInput as ExecutorConfig } from './executor/config.js
 export { EnvRegistry } from './env/registry.js';
 export { SANDBOX_MODES } from './sandbox/modes.js';
 export type { SandboxMode } from './sandbox/modes.js';
-export type { ApprovalOutcome, ApprovalRequest, ApprovalConfig } from './sandbox/approval.js';
+export type { ApprovalOutcome, ApprovalRequest, ApprovalConfig, ApprovalHandler } from './sandbox/approval.js';
 export type { EnvContributor, Execution } from './env/registry.js';
 export { renderForeground, parseExitStatus } from './contract/index.js';
 export { presentCall, presentResult } from './tools/present.js';

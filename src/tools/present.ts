@@ -1,4 +1,5 @@
 // Pure, replay-safe presentation of bash calls and results for a UI: terminal cards and console blocks.
+import { isAbsolute, resolve } from 'node:path';
 import { parseExitStatus } from '../contract/index.js';
 import type { ToolResult } from './tool.js';
 
@@ -11,11 +12,21 @@ export type ResultCard =
   | { type: 'terminal'; output: string; signal: string }
   | { type: 'console'; text: string };
 
-export function presentCall(args: { command?: unknown; description?: unknown; workdir?: unknown; run_in_background?: unknown }): CallCard {
+/**
+ * The card of a call. Given the session's directory, `cwd` is the resolved working directory, with or without a
+ * `workdir`; without it, only an absolute `workdir` can be named.
+ */
+export function presentCall(
+  input: { command?: unknown; description?: unknown; workdir?: unknown; run_in_background?: unknown } | null | undefined,
+  context: { cwd?: string } = {},
+): CallCard {
+  const args = input !== null && typeof input === 'object' ? input : {};
   const title = typeof args.command === 'string' ? args.command : '';
   const description = typeof args.description === 'string' ? args.description : undefined;
   if (args.run_in_background === true) return { type: 'generic', title, description };
-  const cwd = typeof args.workdir === 'string' ? args.workdir : undefined;
+  const workdir = typeof args.workdir === 'string' && args.workdir !== '' ? args.workdir : undefined;
+  const base = typeof context?.cwd === 'string' && isAbsolute(context.cwd) ? context.cwd : undefined;
+  const cwd = base ? resolve(base, workdir ?? '.') : workdir !== undefined && isAbsolute(workdir) ? resolve(workdir) : workdir;
   return { type: 'terminal', title, description, ...(cwd ? { cwd } : {}) };
 }
 

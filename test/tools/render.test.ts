@@ -88,6 +88,20 @@ describe('presentCall', () => {
     });
   });
 
+  it('names the resolved working directory, with or without a workdir, given the session directory', () => {
+    const session = { cwd: '/srv/project' };
+    expect(presentCall({ command: 'ls', description: 'List files' }, session)).toEqual({
+      type: 'terminal',
+      title: 'ls',
+      description: 'List files',
+      cwd: '/srv/project',
+    });
+    expect(presentCall({ command: 'ls', description: 'List files', workdir: 'src/../lib' }, session).cwd).toBe('/srv/project/lib');
+    expect(presentCall({ command: 'ls', description: 'List files', workdir: '/tmp/x/' }, session).cwd).toBe('/tmp/x');
+    // Without the session directory a relative workdir is shown as given.
+    expect(presentCall({ command: 'ls', description: 'List files', workdir: '/tmp/x/..' }).cwd).toBe('/tmp');
+  });
+
   it('shows a background start as a generic card', () => {
     expect(presentCall({ command: 'npm run dev', description: 'Start the dev server', run_in_background: true })).toEqual({
       type: 'generic',
@@ -98,6 +112,8 @@ describe('presentCall', () => {
 
   it('is total over malformed arguments (replay of anything recorded)', () => {
     expect(presentCall({ command: 42, description: null })).toEqual({ type: 'terminal', title: '', description: undefined });
+    expect(presentCall(null)).toEqual({ type: 'terminal', title: '', description: undefined });
+    expect(presentCall({ command: 'ls', workdir: 7 }, { cwd: 'relative' })).toEqual({ type: 'terminal', title: 'ls', description: undefined });
   });
 });
 
