@@ -1,8 +1,9 @@
 // Command-line parsing on node:util parseArgs, with the CLI's own messages for every kind of usage error.
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ShellringError } from '../errors.js';
+import { workspaceRootProblem } from '../sandbox/sandbox.js';
 
 /** A mistake in how the command was invoked: reported on stderr with exit status 2. */
 export function usageError(message: string, cause?: unknown): ShellringError {
@@ -79,6 +80,24 @@ export function directoryOption(raw: string | boolean | undefined): string | und
     // Reported below with the same message as a file that is not a directory.
   }
   if (!isDirectory) throw usageError(`invalid --cwd: '${raw}' is not a directory`);
+  return dir;
+}
+
+/**
+ * A sandboxed server's working directory, refused at start where no call could work: `/` (where some MCP clients
+ * launch servers) under any confining mode, the home directory under workspace-write. Otherwise every call
+ * would fail, one by one, with the sandbox's refusal.
+ */
+export function sandboxedCwd(mode: string | undefined, cwd: string | undefined): string {
+  const dir = cwd ?? process.cwd();
+  if (mode !== 'read-only' && mode !== 'workspace-write') return dir;
+  const problem = workspaceRootProblem(dir);
+  if (problem && (mode === 'workspace-write' || resolve(dir) === sep)) {
+    throw usageError(
+      `the working directory ${dir} cannot be a ${mode} sandbox's workspace (${problem}); pass --cwd <project directory>` +
+        (cwd === undefined ? ' (some MCP clients start servers in /)' : ''),
+    );
+  }
   return dir;
 }
 

@@ -1,6 +1,6 @@
 // `shellring mcp`: the MCP server on stdio. Nothing on this path may write to stdout but the protocol itself.
 import { serveStdio } from '../faces/mcp/stdio.js';
-import { directoryOption, parseCommand, sandboxOption } from './args.js';
+import { directoryOption, parseCommand, sandboxedCwd, sandboxOption } from './args.js';
 import { MCP_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 
@@ -15,8 +15,8 @@ export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
     await write(io.stdout, MCP_HELP);
     return 0;
   }
-  const cwd = directoryOption(values.cwd);
   const sandboxMode = sandboxOption(values.sandbox);
+  const cwd = sandboxedCwd(sandboxMode, directoryOption(values.cwd));
   const server = await serveStdio({ cwd, sandboxMode });
   const release = onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => void server.close());
   await server.closed;

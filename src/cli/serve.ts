@@ -5,7 +5,7 @@ import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
 import { SessionRoutes } from '../faces/mcp/routes.js';
-import { directoryOption, integerOption, parseCommand, sandboxOption, usageError } from './args.js';
+import { directoryOption, integerOption, parseCommand, sandboxedCwd, sandboxOption, usageError } from './args.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 import { tokenOption } from './token.js';
@@ -37,8 +37,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     integerOption(flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
   const port = integerOption('--port', values.port, { min: 0, max: 65_535, unit: 'a port number' });
   const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
-  const cwd = directoryOption(values.cwd);
   const sandboxMode = sandboxOption(values.sandbox);
+  const cwd = sandboxedCwd(sandboxMode, directoryOption(values.cwd));
   const maxSessions = count('--max-sessions', values['max-sessions']);
   const maxCommandsPerSession = count('--max-commands-per-session', values['max-commands-per-session']);
   const maxCommands = count('--max-commands', values['max-commands']);

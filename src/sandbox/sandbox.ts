@@ -101,8 +101,8 @@ export class Sandbox {
   #checkRoot(root: string): void {
     const refuse = (why: string) =>
       new ShellringError('SHELLRING_SANDBOX_ROOT', `sandbox workspace root "${root}" is refused: ${why}`);
-    if (root === sep) throw refuse('it would make the whole filesystem writable');
-    if (root === canonical(homedir())) throw refuse('it is the home directory; use a project directory');
+    const why = workspaceRootProblem(root);
+    if (why) throw refuse(why);
     for (const path of this.#protected) {
       if (path === root || path.startsWith(root + sep)) {
         throw refuse(`it contains the runtime's own state (${path}); use a narrower directory`);
@@ -127,6 +127,14 @@ export class Sandbox {
     }
     return dir;
   }
+}
+
+/** Why `dir` can never be a writable workspace root (the whole filesystem, the home directory), if it cannot. */
+export function workspaceRootProblem(dir: string): string | undefined {
+  const root = canonical(dir);
+  if (root === sep) return 'it would make the whole filesystem writable';
+  if (root === canonical(homedir())) return 'it is the home directory; use a project directory';
+  return undefined;
 }
 
 function canonical(path: string): string {

@@ -118,6 +118,24 @@ describe('help and usage errors', () => {
   ])('shellring %j is a usage error', (args, expected) => {
     expect(shellring(...args)).toEqual(expected);
   });
+
+  it('refuses at start a sandboxed MCP server launched in /, naming --cwd', () => {
+    // Some MCP clients start servers in /: every confined call would fail there, one by one.
+    const inRoot = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: '/', input: '', encoding: 'utf8', timeout: 60_000 });
+    for (const mode of ['read-only', 'workspace-write']) {
+      const refused = inRoot('mcp', '--sandbox', mode);
+      expect({ status: refused.status, stdout: refused.stdout, stderr: refused.stderr }).toEqual(
+        usage(
+          'mcp',
+          `the working directory / cannot be a ${mode} sandbox's workspace (it would make the whole filesystem writable); pass --cwd <project directory> (some MCP clients start servers in /)`,
+        ),
+      );
+    }
+    expect(inRoot('mcp', '--sandbox', 'workspace-write', '--cwd', '/').status).toBe(2);
+    // Given a project directory, or unconfined, it starts (and ends with its input).
+    expect(inRoot('mcp', '--sandbox', 'workspace-write', '--cwd', work)).toMatchObject({ status: 0, stderr: '' });
+    expect(inRoot('mcp')).toMatchObject({ status: 0, stderr: '' });
+  });
 });
 
 describe('shellring serve', () => {
