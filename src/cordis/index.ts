@@ -12,4 +12,4 @@ export * as systemPrompt from './system-prompt.js';
 export { ToolRegistry, type ToolEntry } from './tool-registry.js';
 export { PromptRegistry } from './prompt-registry.js';
 export { whenClosed } from './teardown.js';
-export type { JobNotice } from './services.js';
+export type { JobNotice, SessionPersistence } from './services.js';

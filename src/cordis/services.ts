@@ -7,6 +7,11 @@ import type { ToolRegistry } from './tool-registry.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalConfig } from '../sandbox/approval.js';
 
+/** The host's session persistence seam: where a session's JSONL file is (a hint; it may not exist yet). */
+export interface SessionPersistence {
+  locate(sessionId: string): string | undefined;
+}
+
 /** A finished background job, addressed to the session that owns it. */
 export interface JobNotice {
   sessionId: string;
@@ -28,6 +33,8 @@ declare module 'cordis' {
     /** The host's approval service for sandbox escalation. */
     approval: ApprovalConfig;
     systemPrompt: PromptRegistry;
+    /** The host's session persistence: `locate()` gives DSH_SESSION_JSONL. */
+    sessionPersistence: SessionPersistence;
   }
 
   interface Events {

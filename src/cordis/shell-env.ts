@@ -7,6 +7,9 @@ import './services.js';
 
 export const name = 'shell-env';
 
+/** Persistence is followed as it comes and goes: each call asks the service present at that moment. */
+export const inject = { optional: ['sessionPersistence'] };
+
 export interface Config {
   dshHome?: string;
 }
@@ -17,5 +20,11 @@ export const Config: Schema<Config> = Schema.object({
 
 export function apply(ctx: Context, config: Config): void {
   const configured = config.dshHome?.trim() ? config.dshHome : undefined;
-  ctx.set('shellEnv', new EnvRegistry({ dshHome: resolveDshHome(configured) }));
+  ctx.set(
+    'shellEnv',
+    new EnvRegistry({
+      dshHome: resolveDshHome(configured),
+      locateSessionJsonl: (sessionId) => ctx.get('sessionPersistence')?.locate(sessionId),
+    }),
+  );
 }

@@ -1,4 +1,5 @@
 // The DSH_* registry: built-in managed variables plus named contributors with declared, described keys.
+import { isAbsolute } from 'node:path';
 import { bashEnvErrors as E } from '../contract/index.js';
 import { ShellringError } from '../errors.js';
 
@@ -84,7 +85,7 @@ export class EnvRegistry {
     const out: Record<string, string> = { DSH_HOME: this.#options.dshHome, DSH_SHELL: '1' };
     if (execution.sessionId) {
       out.DSH_SESSION_ID = execution.sessionId;
-      const jsonl = this.#options.locateSessionJsonl?.(execution.sessionId);
+      const jsonl = locate(this.#options.locateSessionJsonl, execution.sessionId);
       if (jsonl) out.DSH_SESSION_JSONL = jsonl;
     }
     for (const contributor of this.#contributors.values()) {
@@ -99,5 +100,18 @@ export class EnvRegistry {
     const sorted: Record<string, string> = {};
     for (const key of Object.keys(out).sort()) sorted[key] = out[key]!;
     return Object.freeze(sorted);
+  }
+}
+
+/**
+ * The session's JSONL path, or nothing: the path is a location hint, so a persistence backend that fails or
+ * answers something other than an absolute path leaves the variable out rather than failing the command.
+ */
+function locate(locator: ((sessionId: string) => string | undefined) | undefined, sessionId: string): string | undefined {
+  try {
+    const path = locator?.(sessionId);
+    return typeof path === 'string' && isAbsolute(path) ? path : undefined;
+  } catch {
+    return undefined;
   }
 }
