@@ -100,8 +100,3 @@ export function sandboxedCwd(mode: string | undefined, cwd: string | undefined):
   }
   return dir;
 }
-
-/** `--sandbox <mode>`; the runtime's option schema judges the mode (a bad one is a usage error). */
-export function sandboxOption(raw: string | boolean | undefined): string | undefined {
-  return typeof raw === 'string' ? raw : undefined;
-}

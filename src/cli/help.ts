@@ -29,8 +29,24 @@ marker); 1 when the call was an error (its "Error: ..." text goes to stderr); 2 
 Options:
   --cwd <dir>       Working directory (default: the current directory)
   --timeout <ms>    Stop the command after this many milliseconds (default 120000, at most 600000)
-  --sandbox <mode>  Confine the command: read-only, workspace-write or danger-full-access
   -h, --help        Show this help
+
+Runtime options (run, mcp and serve):
+  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
+                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
+  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
+  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
+  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
+  --max-jobs <n>                   Background jobs running at once per session (default 10)
+  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
+  --sandbox-backend <name>         landlock (default) or bubblewrap
+  --network <allow|deny>           Network access of confined commands (default allow)
+  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
+  --env-exclude <globs>            Comma-separated name globs to remove
+  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
+
+Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
+--config file, then the default. The file is validated by the same schema as createRuntime's options.
 `;
 
 export const MCP_HELP = `Usage: shellring mcp [options]
@@ -40,8 +56,25 @@ Background job completions arrive as notifications/message (level info, logger "
 
 Options:
   --cwd <dir>       The session's working directory (default: the current directory)
-  --sandbox <mode>  Confine every command: read-only, workspace-write or danger-full-access
   -h, --help        Show this help
+
+Runtime options (run, mcp and serve):
+  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
+                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
+  --timeout <ms>                   A call's timeout when it names none (default 120000)
+  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
+  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
+  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
+  --max-jobs <n>                   Background jobs running at once per session (default 10)
+  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
+  --sandbox-backend <name>         landlock (default) or bubblewrap
+  --network <allow|deny>           Network access of confined commands (default allow)
+  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
+  --env-exclude <globs>            Comma-separated name globs to remove
+  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
+
+Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
+--config file, then the default. The file is validated by the same schema as createRuntime's options.
 `;
 
 export const SERVE_HELP = `Usage: shellring serve [options]
@@ -66,7 +99,6 @@ Options:
   --host <address>                 Address to listen on (default 127.0.0.1; any other needs an explicit token)
   --token-file <file>              File holding the bearer token (one trailing newline is ignored)
   --cwd <dir>                      Every session's working directory (default: the current directory)
-  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
   --max-sessions <n>               Open sessions at most; more get 503 with Retry-After (default 500)
   --max-commands-per-session <n>   Commands running at once in one session (default 16)
   --max-commands <n>               Commands running at once in all sessions (default 512)
@@ -74,6 +106,24 @@ Options:
   --drain-timeout <ms>             How long SIGTERM waits for calls in flight (default 30000)
   --log-commands                   Put each command's text in the logs (off by default: commands may hold secrets)
   -h, --help                       Show this help
+
+Runtime options (run, mcp and serve):
+  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
+                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
+  --timeout <ms>                   A call's timeout when it names none (default 120000)
+  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
+  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
+  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
+  --max-jobs <n>                   Background jobs running at once per session (default 10)
+  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
+  --sandbox-backend <name>         landlock (default) or bubblewrap
+  --network <allow|deny>           Network access of confined commands (default allow)
+  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
+  --env-exclude <globs>            Comma-separated name globs to remove
+  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
+
+Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
+--config file, then the default. The file is validated by the same schema as createRuntime's options.
 `;
 
 export const DEMO_HELP = `Usage: shellring demo

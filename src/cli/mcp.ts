@@ -1,13 +1,14 @@
 // `shellring mcp`: the MCP server on stdio. Nothing on this path may write to stdout but the protocol itself.
 import { serveStdio } from '../faces/mcp/stdio.js';
-import { directoryOption, parseCommand, sandboxedCwd, sandboxOption } from './args.js';
+import { directoryOption, parseCommand, sandboxedCwd } from './args.js';
+import { composeConfig, RUNTIME_FLAGS } from './config.js';
 import { MCP_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 
 export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommand(argv, {
+    ...RUNTIME_FLAGS,
     cwd: { type: 'string' },
-    sandbox: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -15,9 +16,9 @@ export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
     await write(io.stdout, MCP_HELP);
     return 0;
   }
-  const sandboxMode = sandboxOption(values.sandbox);
-  const cwd = sandboxedCwd(sandboxMode, directoryOption(values.cwd));
-  const server = await serveStdio({ cwd, sandboxMode });
+  const { runtime: runtimeOptions } = composeConfig(values);
+  const cwd = sandboxedCwd(runtimeOptions.sandbox?.mode, directoryOption(values.cwd));
+  const server = await serveStdio({ cwd, runtimeOptions });
   const release = onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => void server.close());
   await server.closed;
   release();

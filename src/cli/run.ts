@@ -1,8 +1,8 @@
 // `shellring run`: one bash call through the whole runtime, printing exactly the text a model would see.
 import { randomUUID } from 'node:crypto';
-import { faceRuntimeOptions } from '../faces/runtime-options.js';
 import { createRuntime } from '../runtime/runtime.js';
-import { directoryOption, integerOption, parseCommand, sandboxOption, usageError } from './args.js';
+import { directoryOption, integerOption, parseCommand, usageError } from './args.js';
+import { composeConfig, RUNTIME_FLAGS } from './config.js';
 import { RUN_HELP } from './help.js';
 import { onceSignal, SIGNAL_EXIT, write, type CliIO } from './io.js';
 
@@ -10,7 +10,7 @@ const DESCRIPTION = 'run from the command line';
 
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommand(argv,
-    { cwd: { type: 'string' }, timeout: { type: 'string' }, sandbox: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { ...RUNTIME_FLAGS, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     { positionals: true },
   );
   if (values.help) {
@@ -22,18 +22,14 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const command = positionals.join(' ');
   const cwd = directoryOption(values.cwd) ?? process.cwd();
   const timeoutMs = integerOption('--timeout', values.timeout, { min: 1, max: 600_000, unit: 'milliseconds' });
-  const sandboxMode = sandboxOption(values.sandbox);
-  const runtime = await createRuntime(
-    faceRuntimeOptions(
-      {
-        // Nobody is left to read a background job once this process exits: a timeout kills the command.
-        promoteOnTimeout: false,
-        // The printed text may name a spill file; it must still be there for the person who reads it.
-        executor: { keepSpills: true },
-      },
-      { sandboxMode },
-    ),
-  );
+  const { runtime: configured } = composeConfig(values, { callTimeoutFlag: true });
+  const runtime = await createRuntime({
+    ...configured,
+    // Nobody is left to read a background job once this process exits: a timeout kills the command.
+    promoteOnTimeout: false,
+    // The printed text may name a spill file; it must still be there for the person who reads it.
+    executor: { ...configured.executor, keepSpills: true },
+  });
   const controller = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
   const release = onceSignal(['SIGINT', 'SIGTERM'], (signal) => {

@@ -5,7 +5,8 @@ import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
 import { SessionRoutes } from '../faces/mcp/routes.js';
-import { directoryOption, integerOption, parseCommand, sandboxedCwd, sandboxOption, usageError } from './args.js';
+import { directoryOption, integerOption, parseCommand, sandboxedCwd, usageError } from './args.js';
+import { composeConfig, RUNTIME_FLAGS } from './config.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 import { tokenOption } from './token.js';
@@ -14,10 +15,10 @@ const MAX_MS = 2_147_483_647;
 
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommand(argv, {
+    ...RUNTIME_FLAGS,
     port: { type: 'string' },
     host: { type: 'string' },
     cwd: { type: 'string' },
-    sandbox: { type: 'string' },
     'token-file': { type: 'string' },
     'max-sessions': { type: 'string' },
     'max-commands-per-session': { type: 'string' },
@@ -35,16 +36,18 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     integerOption(flag, raw, { min: 1, max: 1_000_000, unit: 'a whole number' });
   const ms = (flag: string, raw: string | boolean | undefined, min: number) =>
     integerOption(flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
-  const port = integerOption('--port', values.port, { min: 0, max: 65_535, unit: 'a port number' });
-  const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
-  const sandboxMode = sandboxOption(values.sandbox);
-  const cwd = sandboxedCwd(sandboxMode, directoryOption(values.cwd));
-  const maxSessions = count('--max-sessions', values['max-sessions']);
-  const maxCommandsPerSession = count('--max-commands-per-session', values['max-commands-per-session']);
-  const maxCommands = count('--max-commands', values['max-commands']);
-  const idleTimeoutMs = ms('--idle-timeout', values['idle-timeout'], 0);
-  const drainTimeoutMs = ms('--drain-timeout', values['drain-timeout'], 0) ?? DEFAULT_DRAIN_TIMEOUT_MS;
-  const token = tokenOption(values['token-file'], process.env);
+  // Flags win over the config file's serve section (see config.ts for the one precedence rule).
+  const { runtime: runtimeOptions, serve: file } = composeConfig(values);
+  const port = integerOption('--port', values.port, { min: 0, max: 65_535, unit: 'a port number' }) ?? file.port;
+  const host = typeof values.host === 'string' ? values.host : (file.host ?? '127.0.0.1');
+  const cwd = sandboxedCwd(runtimeOptions.sandbox?.mode, directoryOption(values.cwd ?? file.cwd));
+  const maxSessions = count('--max-sessions', values['max-sessions']) ?? file.maxSessions;
+  const maxCommandsPerSession = count('--max-commands-per-session', values['max-commands-per-session']) ?? file.maxCommandsPerSession;
+  const maxCommands = count('--max-commands', values['max-commands']) ?? file.maxCommands;
+  const idleTimeoutMs = ms('--idle-timeout', values['idle-timeout'], 0) ?? file.idleTimeoutMs;
+  const drainTimeoutMs = ms('--drain-timeout', values['drain-timeout'], 0) ?? file.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const logCommands = values['log-commands'] === true || file.logCommands === true;
+  const token = tokenOption(values['token-file'], process.env, file.tokenFile);
   // Synchronous writes: the last lines before exit must not be lost, and stderr is not the hot path.
   const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   // The web console answers escalations of sessions whose MCP client has no elicitation.
@@ -60,14 +63,14 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       host,
       port,
       cwd,
-      sandboxMode,
+      runtimeOptions,
       token,
       maxSessions,
       maxCommandsPerSession,
       maxCommands,
       idleTimeoutMs,
       logger,
-      logCommands: values['log-commands'] === true,
+      logCommands,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

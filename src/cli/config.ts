@@ -1,0 +1,118 @@
+// The runtime options of run, mcp and serve: a --config FILE (JSON) under flags, validated by the library's own schema.
+//
+// Precedence, one rule for every setting: command-line flag, then environment variable (SHELLRING_TOKEN only),
+// then the --config file, then the built-in default.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseRuntimeOptions, type RuntimeOptions } from '../runtime/options.js';
+import { integerOption, usageError, type OptionSpec } from './args.js';
+
+const MAX_MS = 2_147_483_647;
+const MAX_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** Flags every command that builds a runtime accepts (run keeps its own --timeout: the call's timeout). */
+export const RUNTIME_FLAGS: Record<string, OptionSpec> = {
+  config: { type: 'string' },
+  timeout: { type: 'string' },
+  'max-timeout': { type: 'string' },
+  'max-output-bytes': { type: 'string' },
+  'max-spill-bytes': { type: 'string' },
+  'max-jobs': { type: 'string' },
+  sandbox: { type: 'string' },
+  'sandbox-backend': { type: 'string' },
+  network: { type: 'string' },
+  'env-inherit': { type: 'string' },
+  'env-exclude': { type: 'string' },
+  'env-include-only': { type: 'string' },
+};
+
+/** The `serve` section of a config file: what the serve flags set, by the same names in camelCase. */
+export const serveConfigSchema = z
+  .object({
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65_535).optional(),
+    cwd: z.string().min(1).optional(),
+    tokenFile: z.string().min(1).optional(),
+    maxSessions: z.number().int().positive().optional(),
+    maxCommandsPerSession: z.number().int().positive().optional(),
+    maxCommands: z.number().int().positive().optional(),
+    idleTimeoutMs: z.number().int().nonnegative().optional(),
+    drainTimeoutMs: z.number().int().nonnegative().optional(),
+    logCommands: z.boolean().optional(),
+  })
+  .strict();
+
+export type ServeConfig = z.output<typeof serveConfigSchema>;
+
+export interface ComposedConfig {
+  runtime: RuntimeOptions;
+  serve: ServeConfig;
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** Reads --config (if any), lays the flags over it, and validates the result with the runtime's own schema. */
+export function composeConfig(values: Values, { callTimeoutFlag = false } = {}): ComposedConfig {
+  const file = typeof values.config === 'string' ? readConfig(values.config) : { runtime: {}, serve: {} };
+  const runtime: RuntimeOptions = structuredClone(file.runtime);
+  const executor: NonNullable<RuntimeOptions['executor']> = { ...runtime.executor };
+  const ms = (flag: string, min = 1) => integerOption(`--${flag}`, values[flag], { min, max: MAX_MS, unit: 'milliseconds' });
+  const bytes = (flag: string) => integerOption(`--${flag}`, values[flag], { min: 0, max: MAX_BYTES, unit: 'bytes' });
+  const set = <K extends keyof typeof executor>(key: K, value: (typeof executor)[K] | undefined) => {
+    if (value !== undefined) executor[key] = value;
+  };
+  if (!callTimeoutFlag) set('timeoutMs', ms('timeout'));
+  set('maxTimeoutMs', ms('max-timeout'));
+  set('maxOutputBytes', bytes('max-output-bytes'));
+  set('maxSpillBytes', bytes('max-spill-bytes'));
+  const env = { ...executor.env };
+  if (typeof values['env-inherit'] === 'string') env.inherit = values['env-inherit'] as typeof env.inherit;
+  if (typeof values['env-exclude'] === 'string') env.exclude = list(values['env-exclude']);
+  if (typeof values['env-include-only'] === 'string') env.includeOnly = list(values['env-include-only']);
+  if (Object.keys(env).length > 0) executor.env = env;
+  if (Object.keys(executor).length > 0) runtime.executor = executor;
+  const maxJobs = integerOption('--max-jobs', values['max-jobs'], { min: 1, max: 100_000, unit: 'a whole number' });
+  if (maxJobs !== undefined) {
+    if (runtime.jobs === false) throw usageError('--max-jobs conflicts with "jobs": false in the config file');
+    runtime.jobs = { ...runtime.jobs, maxJobsPerOwner: maxJobs };
+  }
+  const sandbox: Record<string, string> = {};
+  if (typeof values.sandbox === 'string') sandbox.mode = values.sandbox;
+  if (typeof values['sandbox-backend'] === 'string') sandbox.backend = values['sandbox-backend'];
+  if (typeof values.network === 'string') sandbox.network = values.network;
+  if (Object.keys(sandbox).length > 0) runtime.sandbox = { ...runtime.sandbox, ...sandbox } as RuntimeOptions['sandbox'];
+  // Judged now, by the schema createRuntime uses, so a bad value fails before anything starts.
+  parseRuntimeOptions(runtime);
+  return { runtime, serve: file.serve };
+}
+
+function readConfig(path: string): ComposedConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw usageError(`cannot read --config '${path}': ${(error as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw usageError(`invalid --config '${path}': expected a JSON object`);
+  }
+  const { serve, ...runtime } = json as Record<string, unknown>;
+  try {
+    parseRuntimeOptions(runtime as RuntimeOptions);
+  } catch (error) {
+    throw usageError(`invalid --config '${path}': ${(error as Error).message.replace(/^invalid runtime options: /, '')}`);
+  }
+  const parsed = serveConfigSchema.safeParse(serve ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw usageError(`invalid --config '${path}': serve.${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return { runtime: runtime as RuntimeOptions, serve: parsed.data };
+}
+
+function list(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
