@@ -1,8 +1,7 @@
 // Plugin providing the `shellEnv` service: the DSH_* environment registry every bash call collects from.
 import type { Context } from 'cordis';
 import Schema from 'schemastery';
-import { resolveDshHome } from '../env/dsh-home.js';
-import { EnvRegistry } from '../env/registry.js';
+import { assembleEnv } from '../runtime/assembly.js';
 import './services.js';
 
 export const name = 'shell-env';
@@ -19,12 +18,8 @@ export const Config: Schema<Config> = Schema.object({
 });
 
 export function apply(ctx: Context, config: Config): void {
-  const configured = config.dshHome?.trim() ? config.dshHome : undefined;
   ctx.set(
     'shellEnv',
-    new EnvRegistry({
-      dshHome: resolveDshHome(configured),
-      locateSessionJsonl: (sessionId) => ctx.get('sessionPersistence')?.locate(sessionId),
-    }),
+    assembleEnv({ dshHome: config.dshHome, locateSessionJsonl: (sessionId) => ctx.get('sessionPersistence')?.locate(sessionId) }),
   );
 }

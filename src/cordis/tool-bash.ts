@@ -1,9 +1,11 @@
 // The bash tool plugin: registers `bash` and its prompt section, job-backed while a `jobs` service exists.
 import type { Context } from 'cordis';
-import Schema from 'schemastery';
+import type Schema from 'schemastery';
 import type { JobRegistry } from '../jobs/registry.js';
-import { BASH_PROMPT } from '../contract/index.js';
-import { BashTool, type BashToolConfig } from '../tools/bash.js';
+import { BashTool } from '../tools/bash.js';
+import { bashToolConfigSchema, type BashToolConfig } from '../tools/bash-config.js';
+import { PROMPT_SECTIONS } from '../runtime/assembly.js';
+import { fromZod } from './from-zod.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalConfig } from '../sandbox/approval.js';
 import './services.js';
@@ -17,17 +19,13 @@ export const inject = {
 
 export interface Config extends BashToolConfig {}
 
-export const Config: Schema<Config> = Schema.object({
-  enableRunInBackground: Schema.boolean()
-    .default(true)
-    .description('Expose run_in_background while a job registry is composed; when false, forced background calls are rejected.'),
-  promoteOnTimeout: Schema.boolean()
-    .default(true)
-    .description('Keep a foreground command that reaches its timeout running as its background job instead of killing it.'),
+export const Config: Schema<Config> = fromZod(bashToolConfigSchema, {
+  enableRunInBackground: 'Expose run_in_background while a job registry is composed; when false, forced background calls are rejected.',
+  promoteOnTimeout: 'Keep a foreground command that reaches its timeout running as its background job instead of killing it.',
 });
 
 export function apply(ctx: Context, config: Config): void {
-  ctx.effect(() => ctx.systemPrompt.register({ name: 'tool:bash', order: 1000, text: BASH_PROMPT }));
+  ctx.effect(() => ctx.systemPrompt.register(PROMPT_SECTIONS.bash));
 
   // A required service change restarts this plugin; the optional ones are followed here.
   let mounted: { key: unknown[]; unregister: () => void } | undefined;

@@ -1,6 +1,6 @@
 // Plugin registering job_output, job_list and job_kill (and their prompt section) over the `jobs` service.
 import type { Context } from 'cordis';
-import { JOBS_PROMPT } from '../contract/index.js';
+import { PROMPT_SECTIONS } from '../runtime/assembly.js';
 import { callJobTool, jobToolDefinitions } from '../tools/job-tools.js';
 import './services.js';
 
@@ -16,5 +16,5 @@ export function apply(ctx: Context): void {
       ctx.tools.register({ definition, call: (input, context) => callJobTool(jobs, definition.name, input, context) }),
     );
   }
-  ctx.effect(() => ctx.systemPrompt.register({ name: 'tool:jobs', order: 1010, text: JOBS_PROMPT }));
+  ctx.effect(() => ctx.systemPrompt.register(PROMPT_SECTIONS.jobs));
 }

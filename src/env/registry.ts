@@ -48,6 +48,11 @@ export class EnvRegistry {
     this.#options = options;
   }
 
+  /** The resolved, absolute DSH_HOME every command gets. */
+  get dshHome(): string {
+    return this.#options.dshHome;
+  }
+
   /** Registers a contributor; returns a function that removes it again. */
   register(contributor: EnvContributor): () => void {
     const name = typeof contributor.name === 'string' ? contributor.name.trim() : '';

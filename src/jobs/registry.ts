@@ -2,20 +2,10 @@
 import { EventEmitter } from 'node:events';
 import type { CaptureBackend } from '../capture/types.js';
 import { nextJobId } from './ids.js';
+import { jobOptionsSchema, type JobRegistryOptions } from './options.js';
 import { appendLine, jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
 import { ShellringError } from '../errors.js';
-
-export interface JobRegistryOptions {
-  /** Running-or-stopping jobs one owner may hold. */
-  maxJobsPerOwner?: number;
-  /** Settled jobs kept per owner; the oldest beyond this are removed. */
-  maxSettledPerOwner?: number;
-  /** Most bytes one consuming read returns. */
-  readBytes?: number;
-  /** How often live jobs are checked for new output (observer events). */
-  pollMs?: number;
-}
 
 export interface StartJob {
   kind: string;
@@ -52,10 +42,11 @@ export class JobRegistry {
 
   constructor(capture: CaptureBackend, options: JobRegistryOptions = {}) {
     this.#capture = capture;
-    this.#limit = options.maxJobsPerOwner ?? 10;
-    this.#keepSettled = options.maxSettledPerOwner ?? 20;
-    this.#readBytes = options.readBytes ?? 64_000;
-    this.#poll = setInterval(() => this.#pollOutput(), options.pollMs ?? 100);
+    const { maxJobsPerOwner, maxSettledPerOwner, readBytes, pollMs } = jobOptionsSchema.parse(options);
+    this.#limit = maxJobsPerOwner;
+    this.#keepSettled = maxSettledPerOwner;
+    this.#readBytes = readBytes;
+    this.#poll = setInterval(() => this.#pollOutput(), pollMs);
     this.#poll.unref();
   }
 

@@ -1,7 +1,9 @@
 // createRuntime's options, validated once with zod.
 import { z } from 'zod';
 import { executorConfigSchema } from '../executor/config.js';
-import { SANDBOX_MODES } from '../sandbox/modes.js';
+import { jobOptionsSchema } from '../jobs/options.js';
+import { sandboxConfigSchema } from '../sandbox/config.js';
+import { bashToolConfigSchema } from '../tools/bash-config.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
 import { ShellringError } from '../errors.js';
 
@@ -9,32 +11,11 @@ export const runtimeOptionsSchema = z
   .object({
     executor: executorConfigSchema.optional(),
     /** Job limits and retention; false composes no job registry (foreground only). */
-    jobs: z
-      .union([
-        z.literal(false),
-        z
-          .object({
-            maxJobsPerOwner: z.number().int().positive().optional(),
-            maxSettledPerOwner: z.number().int().nonnegative().optional(),
-            readBytes: z.number().int().positive().optional(),
-            pollMs: z.number().int().positive().optional(),
-          })
-          .strict(),
-      ])
-      .optional(),
-    enableRunInBackground: z.boolean().default(true),
-    promoteOnTimeout: z.boolean().default(true),
+    jobs: z.union([z.literal(false), jobOptionsSchema]).optional(),
+    ...bashToolConfigSchema.shape,
     dshHome: z.string().min(1).optional(),
     /** Confine every command; `mode` is the standing default of every session. */
-    sandbox: z
-      .object({
-        mode: z.enum(SANDBOX_MODES).default('read-only'),
-        backend: z.enum(['landlock', 'bubblewrap']).default('landlock'),
-        network: z.enum(['allow', 'deny']).default('allow'),
-        bwrapPath: z.string().min(1).default('bwrap'),
-      })
-      .strict()
-      .optional(),
+    sandbox: sandboxConfigSchema.optional(),
     /** The approval service for sandbox escalation; without `request` there is none. */
     approval: z
       .object({

@@ -1,28 +1,23 @@
 // The runtime every face sits on: sessions, the tool list, prompt sections, notices and the jobs observer API.
 import { EventEmitter } from 'node:events';
-import { EnvRegistry } from '../env/registry.js';
-import { resolveDshHome } from '../env/dsh-home.js';
-import { LocalExecutor } from '../executor/local.js';
-import { JobRegistry } from '../jobs/registry.js';
+import type { EnvRegistry } from '../env/registry.js';
+import type { LocalExecutor } from '../executor/local.js';
+import type { JobRegistry } from '../jobs/registry.js';
 import { BashTool } from '../tools/bash.js';
 import { jobToolDefinitions } from '../tools/job-tools.js';
-import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import { listTool, type ListedTool } from './listing.js';
 import { JobsView } from './jobs-view.js';
-import { Sandbox } from '../sandbox/sandbox.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, PROMPT_SECTIONS, type PromptSection } from './assembly.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { Session, type CallEvent, type SessionOptions } from './session.js';
 import { ShellringError } from '../errors.js';
 
 export type { ListedTool };
 
-export interface PromptSection {
-  name: string;
-  order: number;
-  text: string;
-}
+export type { PromptSection };
 
 export interface Notice {
   sessionId: string;
@@ -47,16 +42,11 @@ export class Runtime {
 
   constructor(input: RuntimeOptions = {}) {
     const options = parseRuntimeOptions(input);
-    this.executor = new LocalExecutor(options.executor ?? {});
-    const dshHome = resolveDshHome(options.dshHome);
-    this.env = new EnvRegistry({ dshHome, locateSessionJsonl: options.locateSessionJsonl });
-    if (options.sandbox) {
-      this.sandbox = new Sandbox(options.sandbox, this.executor.runnerPath, [this.executor.spills.root, dshHome], [
-        this.executor.spills.root,
-      ]);
-    }
+    this.executor = assembleExecutor(options.executor);
+    this.env = assembleEnv({ dshHome: options.dshHome, locateSessionJsonl: options.locateSessionJsonl });
+    if (options.sandbox) this.sandbox = assembleSandbox(options.sandbox, this.executor, this.env.dshHome);
     if (options.jobs !== false) {
-      this.#registry = new JobRegistry(this.executor.capture, options.jobs ?? {});
+      this.#registry = assembleJobs(this.executor, options.jobs);
       this.#registry.onNotice((notice) => {
         const session = this.#sessions.get(notice.sessionId);
         if (session && !session.closed) this.#events.emit('notice', notice);
@@ -108,8 +98,8 @@ export class Runtime {
   }
 
   promptSections(): PromptSection[] {
-    const sections = [{ name: 'tool:bash', order: 1000, text: BASH_PROMPT }];
-    if (this.#registry) sections.push({ name: 'tool:jobs', order: 1010, text: JOBS_PROMPT });
+    const sections: PromptSection[] = [{ ...PROMPT_SECTIONS.bash }];
+    if (this.#registry) sections.push({ ...PROMPT_SECTIONS.jobs });
     return sections;
   }
 

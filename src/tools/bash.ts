@@ -6,6 +6,7 @@ import type { ExecSpec, ProcessHandle } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
 import { bashOutputSchema } from './output-schemas.js';
+import type { BashToolConfig } from './bash-config.js';
 import { bashJobSource } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
@@ -22,11 +23,6 @@ import {
 } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { ShellringError } from '../errors.js';
-
-export interface BashToolConfig {
-  enableRunInBackground: boolean;
-  promoteOnTimeout: boolean;
-}
 
 export interface BashToolDeps {
   executor: LocalExecutor;

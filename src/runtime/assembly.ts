@@ -1,0 +1,47 @@
+// The one composition path: createRuntime and the Cordis plugins build the executor, the DSH_* environment, the
+// sandbox, the job registry and the prompt sections here, so each part is put together (and defaulted) once.
+import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
+import { resolveDshHome } from '../env/dsh-home.js';
+import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
+import type { ExecutorConfigInput } from '../executor/config.js';
+import { LocalExecutor } from '../executor/local.js';
+import type { JobRegistryOptions } from '../jobs/options.js';
+import { JobRegistry } from '../jobs/registry.js';
+import { sandboxConfigSchema, type SandboxConfigInput } from '../sandbox/config.js';
+import { Sandbox } from '../sandbox/sandbox.js';
+
+export interface PromptSection {
+  name: string;
+  order: number;
+  text: string;
+}
+
+/** The prompt sections of the bash tool and the job tools, wherever they are registered. */
+export const PROMPT_SECTIONS = {
+  bash: { name: 'tool:bash', order: 1000, text: BASH_PROMPT },
+  jobs: { name: 'tool:jobs', order: 1010, text: JOBS_PROMPT },
+} as const satisfies Record<string, PromptSection>;
+
+export function assembleExecutor(config: ExecutorConfigInput = {}): LocalExecutor {
+  return new LocalExecutor(config);
+}
+
+/** The DSH_* registry; a blank `dshHome` counts as none (then $DSH_HOME, else ~/.dsh). */
+export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: EnvRegistryOptions['locateSessionJsonl'] } = {}): EnvRegistry {
+  const configured = options.dshHome?.trim() ? options.dshHome : undefined;
+  return new EnvRegistry({ dshHome: resolveDshHome(configured), locateSessionJsonl: options.locateSessionJsonl });
+}
+
+/**
+ * The sandbox over `executor`. The runtime's own state (spill files, DSH_HOME) may never be a workspace root, and
+ * every session's spill files are hidden from confined commands.
+ */
+export function assembleSandbox(config: SandboxConfigInput, executor: LocalExecutor, dshHome: string): Sandbox {
+  const spills = executor.spills.root;
+  return new Sandbox(sandboxConfigSchema.parse(config), executor.runnerPath, [spills, dshHome], [spills]);
+}
+
+/** The job registry over the executor's capture backend, which holds every job's output. */
+export function assembleJobs(executor: LocalExecutor, options: JobRegistryOptions = {}): JobRegistry {
+  return new JobRegistry(executor.capture, options);
+}
