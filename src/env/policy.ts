@@ -46,15 +46,10 @@ const glob = z.string().min(1, { error: 'expected a non-empty glob' });
 
 export const envPolicySchema = z
   .object({
-    /** What to start from: every host variable, the core set, or nothing. */
-    inherit: z.enum(['all', 'core', 'none'], { error: 'expected "all", "core" or "none"' }).default('all'),
-    /** Keep credential-looking variables (by name or value) and agent sockets. Off by default. */
-    ignoreDefaultExcludes: z.boolean().default(false),
-    /** Globs (`*`, `?`; case-insensitive) of names to drop. */
-    exclude: z.array(glob).default([]),
-    /** When given, only names matching one of these globs survive the filters above. */
-    includeOnly: z.array(glob).optional(),
-    /** Variables set for every command, after filtering (the trusted request env and DSH_* still win). */
+    inherit: z.enum(['all', 'core', 'none'], { error: 'expected "all", "core" or "none"' }).default('all').describe('What to start from: every host variable, the core set, or nothing.'),
+    ignoreDefaultExcludes: z.boolean().default(false).describe('Keep credential-looking variables (by name or value) and agent sockets. Off by default.'),
+    exclude: z.array(glob).default([]).describe('Globs (`*`, `?`; case-insensitive) of names to drop.'),
+    includeOnly: z.array(glob).optional().describe('When given, only names matching one of these globs survive the filters above.'),
     set: z
       .record(z.string(), z.string().refine((v) => !v.includes('\0'), { error: 'a value cannot hold a NUL byte' }))
       .superRefine((vars, ctx) => {
@@ -64,7 +59,8 @@ export const envPolicySchema = z
           }
         }
       })
-      .default({}),
+      .default({})
+      .describe('Variables set for every command, after filtering (the trusted request env and DSH_* still win).'),
   })
   .strict();
 

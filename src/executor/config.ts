@@ -8,39 +8,28 @@ const GIB = 1024 * MIB;
 
 export const executorConfigSchema = z
   .object({
-    /** Default working directory when a request names none. */
-    cwd: z.string().min(1).optional(),
-    timeoutMs: z.number().int().positive().default(120_000),
-    maxTimeoutMs: z.number().int().positive().default(600_000),
-    /** Tail cap per stream, in bytes. */
-    maxOutputBytes: z.number().int().nonnegative().default(64_000),
-    /** Largest spill file per stream, in bytes: a 1 GiB stream keeps its whole file. */
-    maxSpillBytes: z.number().int().nonnegative().default(2 * GIB),
-    /** Between SIGTERM and SIGKILL. */
-    graceMs: z.number().int().nonnegative().default(3_000),
-    /** How long a settled command's pipes may stay open (a descendant holding them) before the call returns. */
-    drainMs: z.number().int().nonnegative().default(250),
-    /** Supervisor worker threads; each supervises any number of commands at once (there is no per-worker cap). */
-    threads: z.number().int().min(1).max(64).default(2),
-    /** Where the runtime's private 0700 spill directory is created. Default: the OS temporary directory. */
-    spillRoot: z.string().min(1).optional(),
-    /** Spill bytes one session may hold on disk; a call that starts past it gets no spill file. */
-    sessionSpillQuota: z.number().int().nonnegative().default(4 * GIB),
-    /** The shellring-runner executable; default: the one shipped beside the native addon. */
-    runnerPath: z.string().min(1).optional(),
-    /** Keep spill files after their session closes. */
-    keepSpills: z.boolean().default(false),
-    /** Per-session resource limits (see cgroups.ts): defaults keep one session's process flood from starving others. */
+    cwd: z.string().min(1).optional().describe('Working directory of a call whose session names none (default: the host working directory).'),
+    timeoutMs: z.number().int().positive().default(120_000).describe('Default command timeout, in milliseconds.'),
+    maxTimeoutMs: z.number().int().positive().default(600_000).describe('Largest timeout a call may ask for, in milliseconds.'),
+    maxOutputBytes: z.number().int().nonnegative().default(64_000).describe('Tail kept in memory per stream, in bytes; the model sees at most this much of each stream.'),
+    maxSpillBytes: z.number().int().nonnegative().default(2 * GIB).describe('Largest spill file per stream, in bytes. A stream that outgrows its tail is written whole to a spill file up to this size; past it the file is removed and the result says (unavailable).'),
+    graceMs: z.number().int().nonnegative().default(3_000).describe('Between SIGTERM and SIGKILL to the command\'s process group, in milliseconds.'),
+    drainMs: z.number().int().nonnegative().default(250).describe('How long a settled command\'s pipes may stay open (a descendant holding them) before the call returns.'),
+    threads: z.number().int().min(1).max(64).default(2).describe('Supervisor worker threads; each supervises any number of commands at once (there is no per-worker cap).'),
+    spillRoot: z.string().min(1).optional().describe('Where the runtime\'s private 0700 spill directory is created. Default: the OS temporary directory.'),
+    sessionSpillQuota: z.number().int().nonnegative().default(4 * GIB).describe('Spill bytes one session may hold on disk; a call that starts past it gets no spill file.'),
+    runnerPath: z.string().min(1).optional().describe('The shellring-runner executable; default: the one shipped beside the native addon.'),
+    keepSpills: z.boolean().default(false).describe('Keep spill files after their session closes.'),
     limits: z
       .object({
-        processes: z.number().int().positive().nullable().default(1024),
-        memoryBytes: z.number().int().positive().nullable().default(null),
-        cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null),
+        processes: z.number().int().positive().nullable().default(1024).describe('Processes one session may run at once (null: no limit).'),
+        memoryBytes: z.number().int().positive().nullable().default(null).describe('Memory one session may use, in bytes, where cgroups allow (null: no limit).'),
+        cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null).describe('CPU weight of a session, 1-10000, on cgroup v2 (null: the default).'),
       })
       .strict()
-      .default({ processes: 1024, memoryBytes: null, cpuWeight: null }),
-    /** Which host variables commands inherit; by default all but credentials (and agent sockets when sandboxed). */
-    env: envPolicySchema.default(envPolicySchema.parse({})),
+      .default({ processes: 1024, memoryBytes: null, cpuWeight: null })
+      .describe('Per-session resource limits: cgroup v2 where delegated, v1 pids/memory where writable, else RLIMIT_NPROC.'),
+    env: envPolicySchema.default(envPolicySchema.parse({})).describe('Which host environment variables commands inherit (docs/environment.md).'),
   })
   .strict();
 

@@ -3,14 +3,10 @@ import { z } from 'zod';
 
 export const jobOptionsSchema = z
   .object({
-    /** Running-or-stopping jobs one owner may hold. */
-    maxJobsPerOwner: z.number().int().positive().default(10),
-    /** Settled jobs kept per owner; the oldest beyond this are removed. */
-    maxSettledPerOwner: z.number().int().nonnegative().default(20),
-    /** Most bytes one consuming read returns. */
-    readBytes: z.number().int().positive().default(64_000),
-    /** How often live jobs are checked for new output (observer events). */
-    pollMs: z.number().int().positive().default(100),
+    maxJobsPerOwner: z.number().int().positive().default(10).describe('Running-or-stopping background jobs one session may hold.'),
+    maxSettledPerOwner: z.number().int().nonnegative().default(20).describe('Finished jobs kept per session; the oldest are dropped first.'),
+    readBytes: z.number().int().positive().default(64_000).describe('Most bytes one job_output read returns; a read that stops there ends with [more output available — call job_output again].'),
+    pollMs: z.number().int().positive().default(100).describe('How often followed jobs are checked for new output (observer events), in milliseconds.'),
   })
   .strict();
 

@@ -9,33 +9,34 @@ import { ShellringError } from '../errors.js';
 
 export const runtimeOptionsSchema = z
   .object({
-    executor: executorConfigSchema.optional(),
-    /** Job limits and retention; false composes no job registry (foreground only). */
-    jobs: z.union([z.literal(false), jobOptionsSchema]).optional(),
+    executor: executorConfigSchema.optional().describe('The local executor: timeouts, output caps, spill files, worker threads, environment, limits.'),
+    jobs: z.union([z.literal(false), jobOptionsSchema]).optional().describe('Job limits and retention; false composes no job registry (foreground only, no job tools).'),
     ...bashToolConfigSchema.shape,
-    dshHome: z.string().min(1).optional(),
-    /** Confine every command; `mode` is the standing default of every session. */
-    sandbox: sandboxConfigSchema.optional(),
-    /** The approval service for sandbox escalation; without `request` there is none. */
+    dshHome: z.string().min(1).optional().describe('DSH_HOME for every command (default: a non-blank $DSH_HOME, else ~/.dsh).'),
+    sandbox: sandboxConfigSchema.optional().describe('Confine every command in an OS sandbox; absent, commands run unconfined.'),
     approval: z
       .object({
-        policy: z.enum(['ask', 'never']).default('ask'),
+        policy: z.enum(['ask', 'never']).default('ask').describe('ask routes escalation requests to request (or a session\'s own channel); never rejects them without asking.'),
         request: z
           .custom<(request: ApprovalRequest) => Promise<ApprovalOutcome>>((value) => typeof value === 'function', {
             error: 'expected a function',
           })
-          .optional(),
+          .optional()
+          .describe('Asks a person to approve one call in a wider sandbox mode; resolves allowed-once, rejected, cancelled or unavailable.'),
         available: z
           .custom<(sessionId: string) => boolean>((value) => typeof value === 'function', { error: 'expected a function' })
-          .optional(),
+          .optional()
+          .describe('Whether request can reach a person for this session now; escalation is offered only where it can.'),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('The approval service for sandbox escalation; escalation is offered only where a channel exists.'),
     locateSessionJsonl: z
       .custom<(sessionId: string) => string | undefined>((value) => typeof value === 'function', {
         error: 'expected a function',
       })
-      .optional(),
+      .optional()
+      .describe("Locates a session's JSONL file, which commands see as DSH_SESSION_JSONL."),
   })
   .strict();
 

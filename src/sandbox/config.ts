@@ -4,13 +4,10 @@ import { SANDBOX_MODES } from './modes.js';
 
 export const sandboxConfigSchema = z
   .object({
-    /** The deployment's standing mode, every session's default. */
-    mode: z.enum(SANDBOX_MODES).default('read-only'),
-    backend: z.enum(['landlock', 'bubblewrap']).default('landlock'),
-    /** Modes govern file writes; network is a separate switch, allowed by default. */
-    network: z.enum(['allow', 'deny']).default('allow'),
-    /** The bubblewrap executable, for backend 'bubblewrap'. */
-    bwrapPath: z.string().min(1).default('bwrap'),
+    mode: z.enum(SANDBOX_MODES).default('read-only').describe('The standing sandbox mode of every session (a person can change one session\'s with setSandboxMode).'),
+    backend: z.enum(['landlock', 'bubblewrap']).default('landlock').describe('landlock (through shellring-runner) or bubblewrap.'),
+    network: z.enum(['allow', 'deny']).default('allow').describe('Modes govern file writes; deny also blocks network access where the backend can.'),
+    bwrapPath: z.string().min(1).default('bwrap').describe('The bubblewrap executable, for backend bubblewrap.'),
   })
   .strict();
 

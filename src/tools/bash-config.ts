@@ -3,10 +3,8 @@ import { z } from 'zod';
 
 export const bashToolConfigSchema = z
   .object({
-    /** Expose run_in_background while a job registry is composed; when false, forced background calls are refused. */
-    enableRunInBackground: z.boolean().default(true),
-    /** Keep a foreground command that reaches its timeout running as its background job instead of killing it. */
-    promoteOnTimeout: z.boolean().default(true),
+    enableRunInBackground: z.boolean().default(true).describe('Offer run_in_background (with a job registry); when false, background calls are refused.'),
+    promoteOnTimeout: z.boolean().default(true).describe('A foreground command still running at its timeout becomes a background job instead of being killed.'),
   })
   .strict();
 
