@@ -34,7 +34,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
   const csrf = csrfValue(token);
   const assets = new Assets();
   const timeline = new Timeline(runtime);
-  const streams = new Set<ConsoleStream>();
+  const streams = new Map<string, ConsoleStream>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://console.invalid');
@@ -76,10 +76,12 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
         sessionId: url.searchParams.get('session') || undefined,
         jobId: url.searchParams.get('job') || undefined,
       });
-      streams.add(stream);
-      req.on('close', () => streams.delete(stream));
+      streams.set(stream.id, stream);
+      res.on('close', () => streams.delete(stream.id));
       return;
     }
+    // The page has no icon; a browser asks anyway.
+    if (path === '/favicon.ico') return void res.writeHead(204).end();
     if (path === '/api/spill') {
       const error = sendSpill(res, runtime.executor.spills.root, url.searchParams.get('path'));
       if (error) text(res, error.startsWith('refused') ? 403 : 404, error);
@@ -91,6 +93,12 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
   }
 
   function post(res: ServerResponse, path: string, body: Record<string, unknown>): void {
+    if (path === '/api/stream/ack') {
+      const stream = typeof body.stream === 'string' ? streams.get(body.stream) : undefined;
+      if (!stream) return text(res, 404, 'no such stream');
+      stream.ack(Number(body.seq));
+      return json(res, 200, {});
+    }
     let match = /^\/api\/jobs\/([^/]+)\/stop$/.exec(path);
     if (match) {
       if (!runtime.jobs) return text(res, 404, 'this runtime has no jobs');
@@ -121,7 +129,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
       } catch (error) {
         return text(res, 409, (error as Error).message);
       }
-      for (const stream of streams) stream.refresh();
+      for (const stream of streams.values()) stream.refresh();
       return json(res, 200, { mode: body.mode });
     }
     return text(res, 404, `Not found: ${path}`);
@@ -135,7 +143,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
     });
   }) as ConsoleHandler;
   handler.close = () => {
-    for (const stream of streams) stream.close();
+    for (const stream of streams.values()) stream.close();
     streams.clear();
     timeline.close();
   };

@@ -1,4 +1,5 @@
 // One Server-Sent Events connection: state snapshots, timeline cards and live output read by observer cursors.
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { ConsoleApprovals } from './approvals.js';
@@ -6,7 +7,12 @@ import { snapshot } from './snapshot.js';
 import type { CallCard, Timeline } from './timeline.js';
 
 /** Most output bytes one message carries. */
-export const OUTPUT_CHUNK = 64 * 1024;
+export const OUTPUT_CHUNK = 32 * 1024;
+/**
+ * Output messages the page may have unrendered. The page acknowledges what it has drawn; past this window no
+ * output is sent, so a busy browser sees fresh bytes when it catches up instead of a backlog in socket buffers.
+ */
+export const WINDOW = 2;
 /** How often live output is looked at: one observer read per followed job per tick. */
 export const TICK_MS = 40;
 /** State snapshots are coalesced to at most one per this interval. */
@@ -25,6 +31,8 @@ export interface StreamOptions {
 }
 
 export class ConsoleStream {
+  /** Names the stream in the page's acknowledgements. */
+  readonly id = randomUUID();
   readonly #res: ServerResponse;
   readonly #options: StreamOptions;
   /** Observer cursors by job id: absolute offsets into each job's output. The model's cursor never moves. */
@@ -36,6 +44,8 @@ export class ConsoleStream {
   #stateAt = 0;
   #closed = false;
   #blocked = false;
+  #sent = 0;
+  #acked = 0;
 
   constructor(res: ServerResponse, options: StreamOptions) {
     this.#res = res;
@@ -80,6 +90,14 @@ export class ConsoleStream {
       this.#pump();
     });
     res.on('close', () => this.close());
+    this.#send('hello', { stream: this.id, window: WINDOW });
+    this.#pump();
+  }
+
+  /** The page has drawn every output message up to `seq`. */
+  ack(seq: number): void {
+    if (!Number.isSafeInteger(seq) || seq <= this.#acked || seq > this.#sent) return;
+    this.#acked = seq;
     this.#pump();
   }
 
@@ -113,7 +131,10 @@ export class ConsoleStream {
       this.#cards.delete(id);
       if (!this.#send('card', card)) return;
     }
-    for (const jobId of this.#followed()) if (!this.#output(jobId)) return;
+    for (const jobId of this.#followed()) {
+      if (this.#sent - this.#acked >= WINDOW) return;
+      if (!this.#output(jobId)) return;
+    }
   }
 
   #followed(): string[] {
@@ -130,6 +151,8 @@ export class ConsoleStream {
     let read;
     try {
       read = jobs.follow(jobId, cursor, OUTPUT_CHUNK);
+      // Behind by more than the ring holds: bytes are lost either way, so the page jumps to the newest ones.
+      if (read.lossy && read.total - read.from > OUTPUT_CHUNK) read = jobs.follow(jobId, read.total - OUTPUT_CHUNK, OUTPUT_CHUNK);
     } catch {
       this.#forget(jobId);
       return true;
@@ -141,7 +164,8 @@ export class ConsoleStream {
     }
     this.#cursors.set(jobId, read.to);
     const chunks = read.segments.map((segment) => ({ kind: segment.kind, text: segment.data.toString('utf8') }));
-    return this.#send('output', { jobId, from: read.from, to: read.to, total: read.total, skipped, chunks, at: Date.now() });
+    this.#sent += 1;
+    return this.#send('output', { seq: this.#sent, jobId, from: read.from, to: read.to, total: read.total, skipped, chunks });
   }
 
   #forget(jobId: string): void {

@@ -1,5 +1,7 @@
 // Reads a Server-Sent Events response into parsed events, with a switch to stop reading (a slow browser).
 import { request, type IncomingMessage } from 'node:http';
+import { CSRF_HEADER } from '../../../src/faces/console/index.js';
+import { csrfValue } from '../../../src/faces/console/auth.js';
 
 export interface SseEvent {
   event: string;
@@ -14,7 +16,21 @@ export interface SseReader {
   close(): void;
 }
 
-export function openSse(url: string, headers: Record<string, string>): Promise<SseReader> {
+/**
+ * Reads the console's stream as its page does: every output message is acknowledged once read (while not
+ * paused), as the page does once it has drawn it.
+ */
+export function openSse(url: string, token: string): Promise<SseReader> {
+  const headers = { authorization: `Bearer ${token}` };
+  let stream = '';
+  const ack = (seq: number) => {
+    const req = request(new URL('/api/stream/ack', url), {
+      method: 'POST',
+      headers: { ...headers, [CSRF_HEADER]: csrfValue(token), 'content-type': 'application/json' },
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ stream, seq }));
+  };
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       const events: SseEvent[] = [];
@@ -28,7 +44,12 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
           buffer = buffer.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) events.push({ event, data: JSON.parse(data) });
+          if (event && data !== undefined) {
+            const parsed = JSON.parse(data);
+            events.push({ event, data: parsed });
+            if (event === 'hello') stream = parsed.stream;
+            if (event === 'output') ack(parsed.seq);
+          }
         }
       });
       res.on('error', () => {});

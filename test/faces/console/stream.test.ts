@@ -12,7 +12,6 @@ afterEach(async () => {
   mounted = reader = undefined;
 });
 
-const bearer = { authorization: `Bearer ${TOKEN}` };
 
 function outputText(events: SseReader['events'], jobId: string): string {
   return events
@@ -25,7 +24,7 @@ describe('console stream', () => {
   it('streams a job while it prints and leaves every byte for the model to read', async () => {
     mounted = await mount();
     const session = mounted.runtime.session({ id: 'follow' });
-    reader = await openSse(`${mounted.base}/api/stream?session=follow`, bearer);
+    reader = await openSse(`${mounted.base}/api/stream?session=follow`, TOKEN);
     const started = await session.callTool('bash', {
       command: 'for i in 1 2 3 4 5; do echo "tick $i"; sleep 0.3; done; echo done >&2',
       description: 'Print five ticks slowly',
@@ -50,7 +49,7 @@ describe('console stream', () => {
   it('holds a bounded amount for a reader that stops reading, then tells it how many bytes it skipped', async () => {
     mounted = await mount();
     const session = mounted.runtime.session({ id: 'slow' });
-    reader = await openSse(`${mounted.base}/api/stream?session=slow`, bearer);
+    reader = await openSse(`${mounted.base}/api/stream?session=slow`, TOKEN);
     reader.pause();
     const started = await session.callTool('bash', {
       command: "head -c 400000000 /dev/zero | tr '\\0' 'a'; echo; echo END-OF-OUTPUT",
