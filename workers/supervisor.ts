@@ -9,7 +9,7 @@ import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '.
 
 const binding = loadBinding();
 /** After the KILL, how long a runner may take to report before the host sweeps its tree itself. */
-const STUCK_RUNNER_MS = 1_000;
+const STUCK_RUNNER_MS = 500;
 
 export class Supervised {
   readonly settled: Promise<SupervisorResult>;
@@ -134,7 +134,7 @@ export class Supervised {
 
   /** TERM to the group, then KILL after the grace. Stopped processes (a command may SIGSTOP itself, its runner or
    * its group) get SIGCONT with each step, or a trapped TERM and the runner's report would wait for ever. A runner
-   * that still has not reported a second after the KILL is stopped again or wedged: the host sweeps its tree. */
+   * that still has not reported half a second after the KILL is stopped again or wedged: the host sweeps its tree. */
   #signalGroup(): void {
     const pgid = this.#pgid!;
     clearTimeout(this.#stuckTimer);

@@ -13,58 +13,85 @@ export interface LaunchListener {
   crashed(error: string): void;
 }
 
+/** Requests for one command, as the host that carries it. */
+type Entry = { listener: LaunchListener; requests: HostRequest[] };
+
 class Host {
   readonly port: MessagePort;
-  readonly listeners = new Map<number, LaunchListener>();
+  readonly entries = new Map<number, Entry>();
   readonly ready: Promise<void>;
+  /** Until the worker says it is ready, requests wait here: a host that dies before then ran none of them, so they
+   * can move to another host instead of failing. */
+  #waiting = true;
   #dead = false;
 
-  constructor(port: MessagePort, onDead: (host: Host) => void) {
+  constructor(port: MessagePort, onDead: (host: Host, unstarted: Map<number, Entry>) => void) {
     this.port = port;
     let markReady!: () => void;
     this.ready = new Promise((resolve) => (markReady = resolve));
     port.on('message', (event: HostEvent) => {
-      if (event.type === 'ready') return markReady();
-      const listener = this.listeners.get(event.id);
-      if (!listener) return;
-      if (event.type === 'spawned') listener.spawned(event.live);
-      else if (event.type === 'result') listener.result(event.result);
-      else this.#forget(event.id, listener).gone();
+      if (event.type === 'ready') {
+        this.#waiting = false;
+        for (const entry of this.entries.values()) for (const request of entry.requests.splice(0)) port.postMessage(request);
+        return markReady();
+      }
+      const entry = this.entries.get(event.id);
+      if (!entry) return;
+      if (event.type === 'spawned') entry.listener.spawned(event.live);
+      else if (event.type === 'result') entry.listener.result(event.result);
+      else this.#forget(event.id).listener.gone();
     });
     // The worker ended (crashed or terminated): its port closes with it.
     port.on('close', () => {
       if (this.#dead) return;
       this.#dead = true;
-      onDead(this);
-      for (const [id, listener] of this.listeners) this.#forget(id, listener).crashed('the worker exited');
+      if (this.#waiting) {
+        const unstarted = new Map(this.entries);
+        this.entries.clear();
+        return onDead(this, unstarted);
+      }
+      onDead(this, new Map());
+      for (const id of [...this.entries.keys()]) this.#forget(id).listener.crashed('the worker exited');
     });
     port.unref();
   }
 
-  get dead(): boolean {
-    return this.#dead;
+  get load(): number {
+    return this.entries.size;
   }
 
-  send(request: HostRequest): void {
-    if (!this.#dead) this.port.postMessage(request);
-  }
-
-  add(id: number, listener: LaunchListener): void {
+  add(id: number, entry: Entry): void {
     // While a host supervises anything, its port keeps the host process alive (a pending result is no handle).
-    if (this.listeners.size === 0) this.port.ref();
-    this.listeners.set(id, listener);
+    if (this.entries.size === 0) this.port.ref();
+    this.entries.set(id, entry);
+    const requests = entry.requests.splice(0);
+    for (const request of requests) this.send(id, request);
   }
 
-  #forget(id: number, listener: LaunchListener): LaunchListener {
-    this.listeners.delete(id);
-    if (this.listeners.size === 0) this.port.unref();
-    return listener;
+  send(id: number, request: HostRequest): void {
+    if (this.#dead) return;
+    if (this.#waiting) this.entries.get(id)?.requests.push(request);
+    else this.port.postMessage(request);
+  }
+
+  /** The attach task may return (every host of the first batch is ready). */
+  go(): void {
+    if (!this.#dead) this.port.postMessage({ type: 'go' } satisfies HostRequest);
+  }
+
+  #forget(id: number): Entry {
+    const entry = this.entries.get(id)!;
+    this.entries.delete(id);
+    if (this.entries.size === 0) this.port.unref();
+    return entry;
   }
 }
 
 export class SupervisorHosts {
   readonly #pool: Piscina;
   readonly #hosts = new Set<Host>();
+  /** Which host carries each live command. */
+  readonly #route = new Map<number, Host>();
   #nextId = 1;
   #closed = false;
 
@@ -81,25 +108,26 @@ export class SupervisorHosts {
     });
     const hosts = Array.from({ length: threads }, () => this.#attach());
     // Each attach task holds its worker until every host is ready, then all return together.
-    void Promise.all(hosts.map((host) => host.ready)).then(() => hosts.forEach((host) => host.send({ type: 'go' })));
+    void Promise.all(hosts.map((host) => host.ready)).then(() => hosts.forEach((host) => host.go()));
   }
 
-  /** A replacement host (after a worker died): it may share a worker with another host, which is harmless. */
-  #replace(): Host {
-    const host = this.#attach();
-    void host.ready.then(() => host.send({ type: 'go' }));
-    return host;
-  }
-
-  /** Sends a command to the least-loaded host; it starts at once. Returns the id for kill/release. */
+  /** Sends a command to the least-loaded host; it starts at once. */
   start(task: SupervisorTask, listener: LaunchListener): { kill(cause: KillCause): void; release(): void } {
-    const host = this.#leastLoaded();
     const id = this.#nextId++;
-    host.add(id, listener);
-    host.send({ type: 'start', id, task });
+    const forget = (): void => void this.#route.delete(id);
+    const entry: Entry = {
+      listener: {
+        spawned: listener.spawned,
+        result: listener.result,
+        gone: () => (forget(), listener.gone()),
+        crashed: (error) => (forget(), listener.crashed(error)),
+      },
+      requests: [{ type: 'start', id, task }],
+    };
+    this.#place(id, entry);
     return {
-      kill: (cause) => host.send({ type: 'kill', id, cause }),
-      release: () => host.send({ type: 'release', id }),
+      kill: (cause) => this.#route.get(id)?.send(id, { type: 'kill', id, cause }),
+      release: () => this.#route.get(id)?.send(id, { type: 'release', id }),
     };
   }
 
@@ -123,21 +151,36 @@ export class SupervisorHosts {
     await this.#pool.destroy();
   }
 
-  #leastLoaded(): Host {
+  #place(id: number, entry: Entry): void {
     let best: Host | undefined;
-    for (const host of this.#hosts) if (!best || host.listeners.size < best.listeners.size) best = host;
-    return best ?? this.#replace();
+    for (const host of this.#hosts) if (!best || host.load < best.load) best = host;
+    const host = best ?? this.#replace();
+    this.#route.set(id, host);
+    host.add(id, entry);
+  }
+
+  /** A replacement host (after a worker died): it may share a worker with another host, which is harmless. */
+  #replace(): Host {
+    const host = this.#attach();
+    void host.ready.then(() => host.go());
+    return host;
   }
 
   #attach(): Host {
     const { port1, port2 } = new MessageChannel();
-    const host = new Host(port1, (dead) => {
+    const host = new Host(port1, (dead, unstarted) => {
       this.#hosts.delete(dead);
+      if (this.#closed) {
+        for (const entry of unstarted.values()) entry.listener.crashed('the executor is closed');
+        return;
+      }
       // Piscina replaces the dead worker; a new host attaches to whichever worker takes the task.
-      if (!this.#closed) this.#replace();
+      this.#replace();
+      for (const [id, entry] of unstarted) this.#place(id, entry);
     });
     this.#hosts.add(host);
-    this.#pool.run({ port: port2 }, { transferList: [port2] as never }).catch(() => {});
+    // A task that fails (its worker died, perhaps before it ever received the port) ends the host the same way.
+    this.#pool.run({ port: port2 }, { transferList: [port2] as never }).catch(() => port1.close());
     return host;
   }
 }
