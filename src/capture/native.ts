@@ -2,8 +2,10 @@
 import {
   ChunkCode,
   READ_HEADER,
+  ObserveTable,
   ReadTable,
   SEGMENT_WIDTH,
+  StateTable,
   type NativeBinding,
   type NativeCaptureOptions,
 } from '../native/binding.js';
@@ -156,7 +158,7 @@ export const nativeBackend: CaptureBackend = {
   observe(id, stream, from, max) {
     const t = table;
     const data = native().observe(id, stream, from, max, t);
-    return { data, from: t[0]!, next: t[1]!, lossy: t[2] === 1 };
+    return { data, from: t[ObserveTable.from]!, next: t[ObserveTable.next]!, lossy: t[ObserveTable.lossy] === 1 };
   },
   ringAppend: (id, kind, data, gap) => native().ringAppend(id, kindCode(kind), data, gap),
   ringRead(id, max) {
@@ -185,12 +187,12 @@ export const nativeBackend: CaptureBackend = {
     const t = table;
     native().ringState(id, t);
     return {
-      total: t[0]!,
-      earliest: t[1]!,
-      consumer: t[2]!,
-      settled: t[3] === 1,
-      terminalRead: t[4] === 1,
-      retained: t[5]!,
+      total: t[StateTable.total]!,
+      earliest: t[StateTable.earliest]!,
+      consumer: t[StateTable.consumer]!,
+      settled: t[StateTable.settled] === 1,
+      terminalRead: t[StateTable.terminalRead] === 1,
+      retained: t[StateTable.retained]!,
     };
   },
   free: (id) => native().free(id),

@@ -2,6 +2,10 @@
 
 /** 0 = stdout, 1 = stderr. */
 export type StreamId = 0 | 1;
+export const STDOUT = 0 satisfies StreamId;
+export const STDERR = 1 satisfies StreamId;
+/** Both streams, stdout first (the order results and reads report them in). */
+export const STREAMS = [STDOUT, STDERR] as const;
 export type ChunkKind = 'stdout' | 'stderr' | 'log';
 
 export interface RingOptions {

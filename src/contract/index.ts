@@ -6,6 +6,6 @@ export { bashEnvErrors, callErrors, executorErrors, sessionErrors } from './runt
 export { kindOf, shownId, shownJson } from './shown.js';
 export { bashDescription, type DescriptionOptions } from './bash-description.js';
 export { bashParamDocs, jobToolDocs } from './tool-docs.js';
-export { renderForeground, type ForegroundFacts, type RenderedStream } from './render-foreground.js';
+export { renderForeground, type ForegroundFacts, type RenderedStream, type SandboxFacts } from './render-foreground.js';
 export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './render-job.js';
 export { parseExitStatus, type ExitStatus } from './exit-status.js';

@@ -8,6 +8,16 @@ export interface RenderedStream {
   spillPath?: string;
 }
 
+/** What a confined call reports about its confinement (the executor, the renderer and the tool results share it). */
+export interface SandboxFacts {
+  mode: string;
+  /** A non-zero exit with the backend's denial text on stderr. */
+  denied: boolean;
+  enforcement?: 'full' | 'partial';
+  /** The runner itself failed; the command did not run. */
+  runnerFailed?: boolean;
+}
+
 export interface ForegroundFacts {
   exitCode: number | null;
   signal: string | null;
@@ -16,7 +26,7 @@ export interface ForegroundFacts {
   stopped?: string;
   stdout: RenderedStream;
   stderr: RenderedStream;
-  sandbox?: { mode: string; denied: boolean };
+  sandbox?: SandboxFacts;
 }
 
 function streamText(stream: RenderedStream): string {

@@ -1,5 +1,5 @@
 // A started command as callers see it: live status, exit facts, observer readers, and a `done` that never rejects.
-import type { CaptureBackend } from '../capture/types.js';
+import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.js';
 import type { KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult } from './stream-result.js';
@@ -17,7 +17,7 @@ const DEFAULT_OBSERVE = 64 * 1024;
 /** How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them). */
 const DENIAL = /Permission denied|Operation not permitted|Read-only file system/;
 
-export class ProcessHandleImpl implements ProcessHandle {
+export class StartedCommand implements ProcessHandle {
   readonly captureId: number;
   readonly done: Promise<ProcessOutcome>;
   readonly stdout: ObservedReader;
@@ -46,17 +46,17 @@ export class ProcessHandleImpl implements ProcessHandle {
     this.#sandbox = sandbox;
     this.captureId = captureId;
     this.#launch = launch;
-    this.stdout = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, 0, from, max) };
-    this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, 1, from, max) };
+    this.stdout = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDOUT, from, max) };
+    this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDERR, from, max) };
     const done = launch ? this.#follow(launch) : Promise.resolve(this.#fail(failure ?? 'the command did not start'));
     this.done = done.then((outcome) => (this.#outcome = outcome));
   }
 
   /** A command that never reached a worker: settled as killed, the reason readable once on stderr. */
-  static failed(capture: CaptureBackend, captureId: number, error: string, sandbox?: SandboxSpec): ProcessHandleImpl {
-    capture.write(captureId, 1, Buffer.from(`${error}\n`));
+  static failed(capture: CaptureBackend, captureId: number, error: string, sandbox?: SandboxSpec): StartedCommand {
+    capture.write(captureId, STDERR, Buffer.from(`${error}\n`));
     capture.finish(captureId);
-    return new ProcessHandleImpl(capture, captureId, undefined, sandbox, error);
+    return new StartedCommand(capture, captureId, undefined, sandbox, error);
   }
 
   get status(): ProcessStatus {
@@ -83,8 +83,8 @@ export class ProcessHandleImpl implements ProcessHandle {
 
   streams(): { stdout: StreamResult; stderr: StreamResult } {
     return {
-      stdout: streamResult(this.#capture, this.captureId, 0),
-      stderr: streamResult(this.#capture, this.captureId, 1),
+      stdout: streamResult(this.#capture, this.captureId, STDOUT),
+      stderr: streamResult(this.#capture, this.captureId, STDERR),
     };
   }
 
@@ -98,7 +98,7 @@ export class ProcessHandleImpl implements ProcessHandle {
       return facts;
     }
     const failed = outcome.error === undefined && outcome.exitCode !== 0 && outcome.exitCode !== null;
-    facts.denied = failed && facts.enforcement !== undefined && DENIAL.test(this.#capture.tail(this.captureId, 1).toString('utf8'));
+    facts.denied = failed && facts.enforcement !== undefined && DENIAL.test(this.#capture.tail(this.captureId, STDERR).toString('utf8'));
     return facts;
   }
 
@@ -109,7 +109,7 @@ export class ProcessHandleImpl implements ProcessHandle {
       let captured = 0;
       let spilled = 0;
       try {
-        for (const stream of [0, 1] as const) {
+        for (const stream of STREAMS) {
           const info = this.#capture.info(this.captureId, stream);
           captured += info.total;
           if (info.spill === 'complete') spilled += info.total;

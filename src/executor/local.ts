@@ -16,7 +16,7 @@ import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
-import { ProcessHandleImpl } from './handle.js';
+import { StartedCommand } from './handle.js';
 import { ShellringError } from '../errors.js';
 
 /** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
@@ -80,7 +80,7 @@ export class LocalExecutor {
       stderrMaxBytes: config.maxOutputBytes,
       maxSpillBytes: config.maxSpillBytes,
       graceMs: config.graceMs,
-      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.dshEnv),
+      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.managedEnv),
       stdin: request.stdin,
       signal: request.signal,
       sessionId: request.sessionId,
@@ -130,7 +130,7 @@ export class LocalExecutor {
       stderrCap: this.config.maxOutputBytes,
       ring: options.ring || undefined,
     });
-    return ProcessHandleImpl.failed(this.capture, captureId, error);
+    return StartedCommand.failed(this.capture, captureId, error);
   }
 
   /** Kills what the session still runs (descendants included) and removes its spill files. */
@@ -165,7 +165,7 @@ export class LocalExecutor {
     return this.#hosts.threads;
   }
 
-  #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): ProcessHandleImpl {
+  #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): StartedCommand {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
     const used = this.spills.used(spec.sessionId, this.capture);
     const captureId = this.capture.create({
@@ -176,7 +176,7 @@ export class LocalExecutor {
       ring: ring || undefined,
     });
     const problem = workdirProblem(spec.workdir);
-    if (problem) return ProcessHandleImpl.failed(this.capture, captureId, problem, spec.sandbox);
+    if (problem) return StartedCommand.failed(this.capture, captureId, problem, spec.sandbox);
     const launch = new Launch(this.#hosts, {
       captureId,
       command: spec.command,
@@ -199,7 +199,7 @@ export class LocalExecutor {
       session.delete(launch);
     });
     this.spills.opened(spec.sessionId, captureId);
-    const handle = new ProcessHandleImpl(this.capture, captureId, launch, spec.sandbox);
+    const handle = new StartedCommand(this.capture, captureId, launch, spec.sandbox);
     handle.onRelease = (captured, spilled) => {
       this.#count(captured, spilled);
       this.spills.released(spec.sessionId, captureId, spilled);

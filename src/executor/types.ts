@@ -1,5 +1,6 @@
 // The executor seam: requests from callers, resolved specs, results and process handles.
 import type { ObserveResult } from '../capture/types.js';
+import type { SandboxFacts } from '../contract/index.js';
 
 export interface ExecRequest {
   command: string;
@@ -13,7 +14,7 @@ export interface ExecRequest {
   /** Trusted callers only: extra environment, below the managed one. */
   env?: Record<string, string>;
   /** The managed DSH_* environment, applied last. */
-  dshEnv?: Readonly<Record<string, string>>;
+  managedEnv?: Readonly<Record<string, string>>;
   /** The session the call belongs to: its spill files live and die with it. */
   sessionId?: string;
   /** Confinement for this call, from a sandboxing executor's policy. */
@@ -26,15 +27,7 @@ export interface SandboxSpec {
   runnerArgs: string[];
 }
 
-/** What a confined call reports about its confinement. */
-export interface SandboxFacts {
-  mode: string;
-  /** A non-zero exit with the backend's denial text on stderr. */
-  denied: boolean;
-  enforcement?: 'full' | 'partial';
-  /** The runner itself failed; the command did not run. */
-  runnerFailed?: boolean;
-}
+export type { SandboxFacts };
 
 export interface ExecSpec {
   command: string;

@@ -48,9 +48,25 @@ export const SEGMENT_WIDTH = 3;
 /** Chunk kinds as the binding takes and reports them. */
 export const ChunkCode = { stdout: 0, stderr: 1, log: 2 } as const;
 
-/** What `observe` writes to its table: `from`, `next`, `lossy` (0 or 1). */
+/** What `observe` writes to its table, at these indices. */
+export const ObserveTable = {
+  from: 0,
+  next: 1,
+  /** 0 or 1. */
+  lossy: 2,
+} as const;
 export const OBSERVE_TABLE = 3;
-/** What `ringState` writes to its table: `total`, `earliest`, `consumer`, `settled`, `terminalRead` (0 or 1), `retained`. */
+/** What `ringState` writes to its table, at these indices. */
+export const StateTable = {
+  total: 0,
+  earliest: 1,
+  consumer: 2,
+  /** 0 or 1. */
+  settled: 3,
+  /** 0 or 1. */
+  terminalRead: 4,
+  retained: 5,
+} as const;
 export const STATE_TABLE = 6;
 
 /**

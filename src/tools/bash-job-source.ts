@@ -1,5 +1,5 @@
 // Adapts a bash process handle into a job source: settlement facts, kill, and the spill files behind its output.
-import type { CaptureBackend } from '../capture/types.js';
+import { STREAMS, type CaptureBackend } from '../capture/types.js';
 import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
 import type { JobSettlement, JobSource } from '../jobs/types.js';
 import { markers } from '../contract/index.js';
@@ -10,7 +10,7 @@ export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, es
     settled: handle.done.then(settlement),
     kill: () => handle.kill(),
     spillPaths: () =>
-      ([0, 1] as const).flatMap((stream) => {
+      STREAMS.flatMap((stream) => {
         const info = capture.info(handle.captureId, stream);
         return (info.spill === 'active' || info.spill === 'complete') && info.spillPath ? [info.spillPath] : [];
       }),

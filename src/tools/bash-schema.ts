@@ -20,8 +20,9 @@ const commandError = bashArgErrors.command;
 const descriptionError = bashArgErrors.description;
 const timeoutError = (issue: { input?: unknown }) => bashArgErrors.timeoutMs(issue.input);
 
-export function bashArgsSchema(options: BashSchemaOptions) {
-  const base = {
+/** Every argument the bash tool knows; a configuration advertises a subset (see `bashArgsSchema`). */
+function argumentFields(promotes: boolean) {
+  return {
     command: z
       .string({ error: commandError })
       .refine((value) => value.trim() !== '', { error: commandError })
@@ -35,47 +36,44 @@ export function bashArgsSchema(options: BashSchemaOptions) {
       .positive({ error: timeoutError })
       .refine(Number.isFinite, { error: timeoutError })
       .optional()
-      .describe(options.promotes ? bashParamDocs.timeoutMsPromotes : bashParamDocs.timeoutMs),
+      .describe(promotes ? bashParamDocs.timeoutMsPromotes : bashParamDocs.timeoutMs),
     workdir: z
       .string({ error: (issue) => bashArgErrors.type('workdir', 'a string', issue.input) })
       .optional()
       .describe(bashParamDocs.workdir),
+    run_in_background: z
+      .boolean({ error: (issue) => bashArgErrors.type('run_in_background', 'a boolean', issue.input) })
+      .optional()
+      .describe(bashParamDocs.runInBackground),
+    sandbox_permissions: z
+      .enum(ESCALATION_MODES, { error: (issue) => bashArgErrors.sandboxPermissions(issue.input) })
+      .optional()
+      .describe(bashParamDocs.sandboxPermissions),
+    justification: z
+      .string({ error: (issue) => bashArgErrors.type('justification', 'a string', issue.input) })
+      .optional()
+      .describe(bashParamDocs.justification),
   };
-  const background = options.background
-    ? {
-        run_in_background: z
-          .boolean({ error: (issue) => bashArgErrors.type('run_in_background', 'a boolean', issue.input) })
-          .optional()
-          .describe(bashParamDocs.runInBackground),
-      }
-    : {};
-  const sandbox = options.sandbox
-    ? {
-        sandbox_permissions: z
-          .enum(ESCALATION_MODES, { error: (issue) => bashArgErrors.sandboxPermissions(issue.input) })
-          .optional()
-          .describe(bashParamDocs.sandboxPermissions),
-        justification: z
-          .string({ error: (issue) => bashArgErrors.type('justification', 'a string', issue.input) })
-          .optional()
-          .describe(bashParamDocs.justification),
-      }
-    : {};
-  // Loose: keys outside the schema are ignored rather than refused (and never forwarded), and the JSON Schema says
-  // so, so a client that checks arguments against it does not reject a call the tool would run.
-  return z.looseObject({ ...base, ...background, ...sandbox });
 }
 
-/** The arguments once validated; fields the schema did not advertise are read leniently from the raw input. */
-export interface BashArgs {
-  command: string;
-  description: string;
-  timeoutMs?: number;
-  workdir?: string;
-  run_in_background?: boolean;
-  sandbox_permissions?: string;
-  justification?: string;
+export function bashArgsSchema(options: BashSchemaOptions) {
+  const { run_in_background, sandbox_permissions, justification, ...base } = argumentFields(options.promotes);
+  // Loose: keys outside the schema are ignored rather than refused (and never forwarded), and the JSON Schema says
+  // so, so a client that checks arguments against it does not reject a call the tool would run.
+  return z.looseObject({
+    ...base,
+    ...(options.background ? { run_in_background } : {}),
+    ...(options.sandbox ? { sandbox_permissions, justification } : {}),
+  });
 }
+
+/**
+ * The arguments once validated, typed from the schema with every field advertised. Any mode name is well-formed in
+ * `sandbox_permissions` (policy refuses a narrower one with its own error), so it is a string here.
+ */
+export type BashArgs = Omit<z.output<z.ZodObject<ReturnType<typeof argumentFields>>>, 'sandbox_permissions'> & {
+  sandbox_permissions?: string;
+};
 
 /** Validates with the schema; the first issue's message is the contract error. */
 export function parseBashArgs(schema: ReturnType<typeof bashArgsSchema>, input: unknown): BashArgs {

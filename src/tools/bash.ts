@@ -159,7 +159,7 @@ export class BashTool {
 
   async #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ExecSpec> {
     const cwd = this.#base(context);
-    const dshEnv = this.#deps.env.collect({
+    const managedEnv = this.#deps.env.collect({
       sessionId: context.sessionId,
       callId: context.callId,
       toolName: 'bash',
@@ -175,7 +175,7 @@ export class BashTool {
       workdir: resolvePath(base, args.workdir ?? '.'),
       timeoutMs: args.timeoutMs,
       env: confinement?.env,
-      dshEnv,
+      managedEnv,
       sessionId: context.sessionId,
       sandboxPolicy: confinement?.policy,
     });

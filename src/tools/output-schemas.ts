@@ -1,5 +1,6 @@
 // What each tool's structuredContent holds on success, as zod schemas: MCP lists them as outputSchema, tests parse by them.
 import { z } from 'zod';
+import type { SandboxFacts } from '../contract/index.js';
 
 // Loose objects: a later field must not break a client that validates results against an older listing.
 const stream = z.looseObject({
@@ -8,7 +9,8 @@ const stream = z.looseObject({
   spillPath: z.string().optional().describe('The file that holds the whole stream, when the tail was cut and the spill is complete.'),
 });
 
-const sandboxFacts = z.looseObject({
+// Typed as the contract's SandboxFacts, so the listed schema and the facts the executor reports cannot drift apart.
+const sandboxFacts: z.ZodType<SandboxFacts> = z.looseObject({
   mode: z.string(),
   denied: z.boolean(),
   enforcement: z.enum(['full', 'partial']).optional(),
