@@ -92,3 +92,62 @@ impl Ruleset {
 fn open(path: &str) -> Result<PathFd, String> {
     PathFd::new(path).map_err(|e| format!("landlock: open {path}: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enforcement_names_what_the_abi_leaves_out() {
+        assert_eq!(enforcement(7, true), "full");
+        assert_eq!(enforcement(6, false), "full");
+        assert_eq!(enforcement(5, false), "partial");
+        assert_eq!(enforcement(3, true), "partial");
+    }
+
+    #[test]
+    fn a_ruleset_confines_writes_to_its_roots_in_a_forked_child() {
+        let abi = abi();
+        if abi < 1 {
+            // A kernel without Landlock: build refuses (the host then fails closed); nothing else to check.
+            assert!(Ruleset::build(abi, &Policy { writable: vec![], deny_network: false }).is_err());
+            return;
+        }
+        let base = std::env::temp_dir().join(format!("shellring-landlock-{}", std::process::id()));
+        let (inside, outside) = (base.join("in"), base.join("out"));
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let policy = Policy { writable: vec![inside.to_string_lossy().into_owned()], deny_network: false };
+        let ruleset = Ruleset::build(abi, &policy).unwrap();
+        let (a, b) = (
+            std::ffi::CString::new(inside.join("f").to_string_lossy().as_bytes()).unwrap(),
+            std::ffi::CString::new(outside.join("f").to_string_lossy().as_bytes()).unwrap(),
+        );
+        // SAFETY: the child makes system calls only and leaves with _exit.
+        let status = match unsafe { libc::fork() } {
+            0 => unsafe {
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+                if ruleset.restrict_self() != 0 {
+                    libc::_exit(10);
+                }
+                if ruleset.restrict_self() != libc::EALREADY {
+                    libc::_exit(13);
+                }
+                let ok = |path: &std::ffi::CString| libc::open(path.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o600) >= 0;
+                libc::_exit(match (ok(&a), ok(&b)) {
+                    (true, false) => 0,
+                    (false, _) => 11,
+                    (true, true) => 12,
+                });
+            },
+            pid => {
+                let mut status = 0;
+                // SAFETY: waits for our own child.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+                libc::WEXITSTATUS(status)
+            }
+        };
+        let _ = std::fs::remove_dir_all(&base);
+        assert_eq!(status, 0, "10: restrict failed, 11: inside refused, 12: outside allowed, 13: enforced twice");
+    }
+}
