@@ -23,7 +23,7 @@ export type Descriptions = Record<string, string>;
 /** The schemastery schema accepting what `schema` accepts, with its defaults and the given descriptions. */
 export function fromZod<T>(schema: z.ZodType, descriptions: Descriptions): Schema<T> {
   const json = z.toJSONSchema(schema, { io: 'input' }) as Json;
-  return convert(json, '', descriptions) as unknown as Schema<T>;
+  return convert(json, '', descriptions) as Schema<T>;
 }
 
 function convert(json: Json, path: string, descriptions: Descriptions): Schema {

@@ -180,7 +180,7 @@ export class SupervisorHosts {
     });
     this.#hosts.add(host);
     // A task that fails (its worker died, perhaps before it ever received the port) ends the host the same way.
-    this.#pool.run({ port: port2 }, { transferList: [port2] as never }).catch(() => port1.close());
+    this.#pool.run({ port: port2 }, { transferList: [port2] }).catch(() => port1.close());
     return host;
   }
 }
