@@ -1,6 +1,6 @@
 // The `shellring` executable: exact output of run, exit statuses, help texts, usage errors, and serve's lifecycle.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MCP_HELP, RUN_HELP, SERVE_HELP, TOP_HELP } from '../../src/cli/help.js';
 import { processesWith } from '../helpers/processes.js';
@@ -82,6 +82,20 @@ describe('shellring run', () => {
     const bogus = shellring('run', '--sandbox', 'bogus', '--', 'true');
     expect(bogus.status).toBe(2);
     expect(bogus.stderr).toMatch(/^shellring: invalid runtime options: sandbox\.mode: .*\n$/);
+  });
+
+  it('keeps a read-only command from setting the setuid bit on a copy of bash outside its workspace', () => {
+    const outside = workdir('cli-outside');
+    try {
+      copyFileSync('/bin/bash', `${outside}/bash`);
+      chmodSync(`${outside}/bash`, 0o755);
+      const run = shellring('run', '--sandbox', 'read-only', '--', `chmod u+s ${outside}/bash; touch -d 2001-01-01 ${outside}/bash`);
+      expect(run.stdout).toContain('Read-only file system');
+      expect(statSync(`${outside}/bash`).mode & 0o7777).toBe(0o755);
+      expect(statSync(`${outside}/bash`).mtime.getFullYear()).not.toBe(2001);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
 
