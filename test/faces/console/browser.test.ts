@@ -86,6 +86,10 @@ describe('the web console in chromium', () => {
       ),
     );
     await page.waitForSelector(`[data-job="${jobId}"]`);
+    // The session: its directory, mode, live jobs and last activity.
+    const item = page.locator(`[data-session="${sessionId}"]`);
+    await item.filter({ hasText: '1 live' }).waitFor();
+    expect(await item.textContent()).toMatch(new RegExp(`${work}read-only · 1 live · \\d+s ago`));
     const output = page.locator(`pre[data-output="${jobId}"]`).first();
     await output.filter({ hasText: 'step 3 of 40' }).waitFor();
     // Seen in the page while the command still prints, not at its end.
