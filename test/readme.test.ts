@@ -1,7 +1,11 @@
 // Runs every command and code sample of README.md, so the README cannot rot.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { serveHttp } from '../src/faces/mcp/index.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { benchTable } from '../bench/table.js';
@@ -14,7 +18,14 @@ function blocks(lang: string): string[] {
   return [...readme.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 }
 
-const [install, testCommand, cliExample] = blocks('sh').map((block) => block.trim());
+const shBlocks = blocks('sh').map((block) => block.trim());
+/** The shell block that starts with `prefix`. */
+const sh = (prefix: string) => shBlocks.find((block) => block.startsWith(prefix))!;
+const install = sh('npm ci');
+const testCommand = sh('npm test');
+const cliExample = sh('npx shellring run');
+/** In this repository the package is not installed in itself: `npx shellring` is its built bin. */
+const inRepo = (command: string) => command.replace(/^npx shellring /, `node ${join(root, 'dist/src/cli/main.js')} `);
 
 describe('README', () => {
   it('names the test command that .ci/run runs and package.json defines', () => {
@@ -53,18 +64,66 @@ describe('README', () => {
 
   it('shows exactly what the CLI prints', () => {
     const shown = blocks('text')[0]!;
-    const out = execFileSync('bash', ['-c', cliExample!], { cwd: root, encoding: 'utf8' });
+    const out = execFileSync('bash', ['-c', inRepo(cliExample)], { cwd: root, encoding: 'utf8' });
     expect(`${out}\n`).toBe(shown);
   });
 
-  it('gives an MCP client configuration that starts the server', () => {
+  it('installs with `npm install shellring` (test/package/pack.test.ts installs the packed tarballs that way)', () => {
+    expect(sh('npm install')).toBe('npm install shellring');
+    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name).toBe('shellring');
+  });
+
+  it('gives a stdio MCP configuration that works when the client starts it in /', async () => {
     const config = JSON.parse(blocks('json')[0]!) as { mcpServers: Record<string, { command: string; args: string[] }> };
     const { command, args } = config.mcpServers.shellring!;
     expect(command).toBe('npx');
-    const bin = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin[args[0]!];
-    const help = spawnSync(process.execPath, [join(root, bin), ...args.slice(1), '--help'], { encoding: 'utf8' });
-    expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: shellring mcp');
+    expect(args.slice(0, 3)).toEqual(['-y', 'shellring', 'mcp']);
+    const bin = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin[args[1]!];
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-readme-project-')));
+    // The README's placeholder project, swapped for a real one; the client starts the server in / as some do.
+    const serverArgs = args.slice(2).map((arg, i, all) => (all[i - 1] === '--cwd' ? project : arg));
+    expect(args[args.indexOf('--cwd') + 1]).toMatch(/^\//);
+    const client = new Client({ name: 'readme', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, bin), ...serverArgs], cwd: '/' }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+      const result = await client.callTool({ name: 'bash', arguments: { command: 'pwd && echo kept > note.txt', description: 'Write a note in the project' } });
+      expect((result.content as { text: string }[])[0]!.text).toBe(`${project}\n`);
+      expect(readFileSync(join(project, 'note.txt'), 'utf8')).toBe('kept\n');
+    } finally {
+      await client.close();
+      rmSync(project, { recursive: true, force: true });
+    }
+    // Without --cwd, a sandboxed server started in / refuses at once and names the flag.
+    const withoutCwd = serverArgs.filter((arg, i, all) => arg !== '--cwd' && all[i - 1] !== '--cwd');
+    const refused = spawnSync(process.execPath, [join(root, bin), ...withoutCwd], { cwd: '/', input: '', encoding: 'utf8' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('pass --cwd <project directory>');
+  }, 60_000);
+
+  it('gives an HTTP MCP configuration that reaches `serve` with its token', async () => {
+    const config = JSON.parse(blocks('json')[1]!) as { mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }> };
+    const { type, url, headers } = config.mcpServers.shellring!;
+    expect(type).toBe('http');
+    expect(headers.Authorization).toMatch(/^Bearer /);
+    const server = await serveHttp({ port: 0 });
+    const client = new Client({ name: 'readme-http', version: '1.0.0' });
+    try {
+      const live = new URL(url);
+      live.port = String(server.port);
+      const transport = new StreamableHTTPClientTransport(live, { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } });
+      await client.connect(transport);
+      const result = await client.callTool({ name: 'bash', arguments: { command: 'echo over http', description: 'Say something' } });
+      expect((result.content as { text: string }[])[0]!.text).toBe('over http\n');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('links the generated configuration reference', () => {
+    expect(readme).toContain('[docs/configuration.md](docs/configuration.md)');
   });
 
   it('runs the library and Cordis samples', () => {
