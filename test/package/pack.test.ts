@@ -154,8 +154,10 @@ describe('packed packages', () => {
     const script = `
       import { readFileSync } from 'node:fs';
       import { createRequire } from 'node:module';
-      import { getCaptureBackend } from 'shellring';
-      const backend = getCaptureBackend();
+      import { LocalExecutor } from 'shellring';
+      // The executor owns its capture backend: the native one, loaded from the platform package.
+      const executor = new LocalExecutor({ threads: 1 });
+      const backend = executor.capture;
       const id = backend.create({ stdoutCap: 64 });
       backend.write(id, 0, Buffer.from('packed and installed\\n'));
       backend.finish(id);
@@ -167,6 +169,7 @@ describe('packed packages', () => {
         .filter((line) => line.endsWith(${JSON.stringify(`/${addonFile}`)}))
         .map((line) => line.slice(line.indexOf('/'))))];
       console.log(JSON.stringify({ kind: backend.kind, text, total, resolved, loaded }));
+      await executor.close();
     `;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, env, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
