@@ -15,8 +15,44 @@ fn stat(pid: i32) -> Option<(i32, bool)> {
     Some((ppid, state == "Z"))
 }
 
-/// Live (non-zombie) descendants of `root`, found by following parent links in /proc.
+/// Live (non-zombie) descendants of `root`. Walks down from `root` through each task's `children` file, so the
+/// cost follows the size of the tree, not of the machine (a thousand runners ending at once would otherwise each
+/// read every process on it); a kernel without those files gets the full scan.
 pub fn descendants(root: Pid) -> Vec<Pid> {
+    let mut found = Vec::new();
+    let mut queue = vec![root.as_raw()];
+    while let Some(pid) = queue.pop() {
+        let Some(kids) = children(pid) else {
+            if pid == root.as_raw() {
+                return descendants_by_scan(root);
+            }
+            // Ended while we looked.
+            continue;
+        };
+        for kid in kids {
+            if stat(kid).is_some_and(|(_, zombie)| !zombie) {
+                found.push(Pid::from_raw(kid));
+            }
+            queue.push(kid);
+        }
+    }
+    found
+}
+
+/// The children of every thread of `pid`, from /proc/<pid>/task/<tid>/children; None when the files are absent.
+fn children(pid: i32) -> Option<Vec<i32>> {
+    let mut kids = Vec::new();
+    let mut any = false;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else { continue };
+        any = true;
+        kids.extend(text.split_whitespace().filter_map(|s| s.parse::<i32>().ok()));
+    }
+    any.then_some(kids)
+}
+
+/// Live descendants of `root`, found by following parent links over the whole of /proc.
+fn descendants_by_scan(root: Pid) -> Vec<Pid> {
     let mut children: HashMap<i32, Vec<(i32, bool)>> = HashMap::new();
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     for entry in entries.flatten() {
@@ -97,6 +133,30 @@ mod tests {
             }
             assert!(!alive(pid), "{pid} survived");
         }
+    }
+
+    #[test]
+    fn the_children_walk_and_the_full_scan_agree() {
+        let mut root = Command::new("bash").args(["-c", "sleep 60 & (sleep 60 & wait) & echo ready; wait"]).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(root.stdout.take().unwrap()), &mut line).unwrap();
+        let pid = Pid::from_raw(root.id() as i32);
+        let sorted = |mut v: Vec<Pid>| {
+            v.sort();
+            v
+        };
+        let mut walked = sorted(descendants(pid));
+        for _ in 0..100 {
+            if walked.len() >= 3 && walked == sorted(descendants_by_scan(pid)) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            walked = sorted(descendants(pid));
+        }
+        assert_eq!(walked.len(), 3, "two sleeps and a subshell: {walked:?}");
+        assert_eq!(walked, sorted(descendants_by_scan(pid)));
+        kill_all(pid, None, || {});
+        root.wait().unwrap();
     }
 
     #[test]
