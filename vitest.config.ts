@@ -3,9 +3,19 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:quick` (SHELLRING_TEST_QUICK=1) is the inner loop: it leaves out the suites that install a clean
- * copy or a packed tarball, or push a gigabyte through the runtime. `npm test` (and CI) runs everything.
+ * copy or a packed tarball, push a gigabyte or hundreds of jobs through the runtime, drive a real browser, or deploy
+ * behind a real load balancer. `npm test` (and CI) runs everything.
  */
-const SLOW = ['test/readme.test.ts', 'test/package/**', 'test/runtime/memory.test.ts', 'test/native/memory.test.ts'];
+const SLOW = [
+  'test/readme.test.ts',
+  'test/package/**',
+  'test/deploy/**',
+  'test/runtime/memory.test.ts',
+  'test/runtime/zero-loss.test.ts',
+  'test/runtime/many-jobs.test.ts',
+  'test/native/memory.test.ts',
+  'test/faces/console/browser.test.ts',
+];
 
 export default defineConfig({
   test: {
