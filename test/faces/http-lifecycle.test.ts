@@ -260,6 +260,23 @@ describe('bad input', () => {
     });
   }
 
+  it('keeps an idle keep-alive connection open longer than a busy client may take to reuse it', async () => {
+    const { server } = await start();
+    const socket = tcpConnect(server.port, '127.0.0.1');
+    const replies: string[] = [];
+    socket.on('data', (data) => replies.push(data.toString()));
+    const ask = () => socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    ask();
+    await until(() => replies.join('').includes('ok\n'), 5000, 'the first answer');
+    // Node's default keep-alive (5 s) would close here, racing a client that reuses the connection for a POST.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(socket.destroyed).toBe(false);
+    ask();
+    await until(() => replies.join('').split('ok\n').length === 3, 5000, 'the second answer on the same connection');
+    socket.destroy();
+  });
+
   it('drops a client that is too slow with its headers or its body, and keeps serving', async () => {
     const { server } = await start({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 });
     const [headers, body] = await Promise.all([

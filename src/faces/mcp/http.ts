@@ -217,6 +217,9 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       requestTimeout: options.requestTimeoutMs ?? 30_000,
       // The timeouts above are enforced on this tick; Node's default (30 s) would let a slow client stay far longer.
       connectionsCheckingInterval: 1000,
+      // Longer than any client's or proxy's idle keep-alive: with Node's 5 s, a busy client reusing a connection the
+      // server is just closing gets ECONNRESET on a POST it cannot safely retry.
+      keepAliveTimeout: 65_000,
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
