@@ -68,11 +68,6 @@ export class ConsoleApprovals {
     return true;
   }
 
-  /** Requests of a session that closed can no longer run: they end as cancelled. */
-  cancelSession(sessionId: string): void {
-    for (const entry of [...this.#pending.values()]) if (entry.sessionId === sessionId) entry.settle('cancelled');
-  }
-
   onChange(listener: () => void): () => void {
     this.#events.on('change', listener);
     return () => this.#events.off('change', listener);

@@ -96,6 +96,16 @@ describe('console handler', () => {
     expect((await fetchRaw(url, { method: 'POST', headers: writer, body: JSON.stringify({ decision: 'allow-once' }) })).status).toBe(409);
   });
 
+  it('drops a request whose call is cancelled before anyone decides', async () => {
+    mounted = await mount();
+    const controller = new AbortController();
+    const asked = mounted.approvals.request({ sessionId: 's', toolName: 'bash', reason: 'r', signal: controller.signal });
+    expect(mounted.approvals.pending()).toHaveLength(1);
+    controller.abort();
+    expect(await asked).toBe('cancelled');
+    expect(mounted.approvals.pending()).toEqual([]);
+  });
+
   it('refuses a token that cannot travel in a cookie', async () => {
     const runtime = await createRuntime({ jobs: false });
     try {
