@@ -1,4 +1,5 @@
 // The one error type shellring throws: a message, a code from the closed union below, and the original as `cause`.
+import type { z } from 'zod';
 
 /**
  * Every code a shellring error can carry. Codes of the native capture core (`SHELLRING_UNKNOWN_CAPTURE`,
@@ -51,4 +52,13 @@ export class ShellringError extends Error {
 /** Whether `error` is a shellring error, optionally with the given code. */
 export function isShellringError(error: unknown, code?: ShellringErrorCode): error is ShellringError {
   return error instanceof ShellringError && (code === undefined || error.code === code);
+}
+
+/** Validates configuration once; the first issue becomes SHELLRING_INVALID_CONFIG naming its field. */
+export function parseConfig<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join('.') || '(root)';
+  throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid ${what}: ${field}: ${issue.message}`, { cause: parsed.error });
 }

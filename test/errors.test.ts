@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime, isShellringError, LocalExecutor, ShellringError } from '../src/index.js';
 import { checkRunner } from '../src/native/assets.js';
 import { Sandbox } from '../src/sandbox/sandbox.js';
+import { JobRegistry } from '../src/jobs/registry.js';
+import { referenceBackend } from '../src/capture/reference/index.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-errors-')));
 
@@ -29,6 +31,9 @@ describe('ShellringError', () => {
     expect(request).toMatchObject({ code: 'SHELLRING_INVALID_REQUEST', message: 'invalid command: expected a non-empty string' });
     await executor.close();
     expect(caught(() => executor.start(executor.resolve({ command: 'true' })))).toMatchObject({ code: 'SHELLRING_CLOSED' });
+    const jobs = caught(() => new JobRegistry(referenceBackend, { readBytes: 0 }));
+    expect(jobs).toMatchObject({ code: 'SHELLRING_INVALID_CONFIG', message: expect.stringMatching(/^invalid job options: readBytes: /) });
+    expect((jobs as ShellringError).cause).toBeDefined();
   });
 
   it('carries job errors and tool refusals with their codes; the model still reads only the message', async () => {

@@ -1,7 +1,7 @@
 // Executor configuration: one zod schema validates it once and fills the contract's defaults.
 import { z } from 'zod';
 import { envPolicySchema } from '../env/policy.js';
-import { ShellringError } from '../errors.js';
+import { parseConfig } from '../errors.js';
 
 export const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -38,9 +38,5 @@ export type ExecutorConfig = z.output<typeof executorConfigSchema>;
 
 /** Validates once; a bad field is a clear error naming the field. */
 export function parseExecutorConfig(input: ExecutorConfigInput = {}): ExecutorConfig {
-  const parsed = executorConfigSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.join('.') || '(root)';
-  throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid executor config: ${field}: ${issue.message}`);
+  return parseConfig(executorConfigSchema, input, 'executor config');
 }

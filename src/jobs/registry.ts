@@ -5,7 +5,7 @@ import { nextJobId } from './ids.js';
 import { jobOptionsSchema, type JobRegistryOptions } from './options.js';
 import { appendLine, jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
-import { ShellringError } from '../errors.js';
+import { parseConfig, ShellringError } from '../errors.js';
 
 export interface StartJob {
   kind: string;
@@ -42,7 +42,7 @@ export class JobRegistry {
 
   constructor(capture: CaptureBackend, options: JobRegistryOptions = {}) {
     this.#capture = capture;
-    const { maxJobsPerOwner, maxSettledPerOwner, readBytes, pollMs } = jobOptionsSchema.parse(options);
+    const { maxJobsPerOwner, maxSettledPerOwner, readBytes, pollMs } = parseConfig(jobOptionsSchema, options, 'job options');
     this.#limit = maxJobsPerOwner;
     this.#keepSettled = maxSettledPerOwner;
     this.#readBytes = readBytes;

@@ -1,6 +1,7 @@
 // The one composition path: createRuntime and the Cordis plugins build the executor, the DSH_* environment, the
 // sandbox, the job registry and the prompt sections here, so each part is put together (and defaulted) once.
 import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
+import { parseConfig } from '../errors.js';
 import { resolveDshHome } from '../env/dsh-home.js';
 import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
 import type { ExecutorConfigInput } from '../executor/config.js';
@@ -38,7 +39,7 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
  */
 export function assembleSandbox(config: SandboxConfigInput, executor: LocalExecutor, dshHome: string): Sandbox {
   const spills = executor.spills.root;
-  return new Sandbox(sandboxConfigSchema.parse(config), executor.runnerPath, [spills, dshHome], [spills]);
+  return new Sandbox(parseConfig(sandboxConfigSchema, config, 'sandbox config'), executor.runnerPath, [spills, dshHome], [spills]);
 }
 
 /** The job registry over the executor's capture backend, which holds every job's output. */

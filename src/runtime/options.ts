@@ -5,7 +5,7 @@ import { jobOptionsSchema } from '../jobs/options.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { bashToolConfigSchema } from '../tools/bash-config.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
-import { ShellringError } from '../errors.js';
+import { parseConfig } from '../errors.js';
 
 export const runtimeOptionsSchema = z
   .object({
@@ -43,8 +43,5 @@ export const runtimeOptionsSchema = z
 export type RuntimeOptions = z.input<typeof runtimeOptionsSchema>;
 
 export function parseRuntimeOptions(input: RuntimeOptions = {}) {
-  const parsed = runtimeOptionsSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid runtime options: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  return parseConfig(runtimeOptionsSchema, input, 'runtime options');
 }
