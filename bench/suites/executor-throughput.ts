@@ -1,214 +1,209 @@
-// Executor throughput suite: 1 GiB from dd through LocalExecutor.run (tail only, and with a spill file) against
-// `dd | cat >/dev/null` and a main-thread child_process capture, with the CPU each costs per GiB.
-import { spawnSync } from 'node:child_process';
+// Capture suite: 1 GiB through the bash tool of createRuntime() (its defaults: 64000-byte tail and the whole stream
+// in a spill file), against a trivial C reader with the same pipe and read sizes, and `dd | cat` pinned to one CPU.
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LocalExecutor } from '../../src/index.js';
+import { fileURLToPath } from 'node:url';
+import { createRuntime, type Runtime } from '../../src/index.js';
 import { atMost } from '../lib/at-most.js';
 import { asyncRounds, roundRatios, type AsyncCase } from '../lib/async-rounds.js';
-import { jsCapture } from '../lib/js-capture.js';
 import { ChildCpuSampler } from '../lib/proc-cpu.js';
 import { find, target, withRatios, type Figure } from '../lib/rows.js';
 import { removeFile, withTempDir } from '../lib/tempdir.js';
 import { timeChild } from '../lib/timed.js';
 import type { SuiteResult } from '../lib/types.js';
-import { fmt, GiB, mbPerSecond, median, MiB, pct } from '../lib/units.js';
+import { fmt, GiB, mbPerSecond, median, MiB } from '../lib/units.js';
 
+export const aliases = ['capture'];
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The reader's source, in the source tree (this file runs from dist/bench/suites). */
+const READER_SOURCE = path.resolve(here, '../../../bench/lib/reader.c');
+/** The pipe and read sizes of shellring's reactor (crates/core/src/pipe.rs, reactor.rs). */
+const PIPE_BYTES = MiB;
+const READ_BYTES = 256 * 1024;
 const CAP = 64000;
-const ROUNDS = 7;
-const DD_CAT = 'dd | cat >/dev/null (child)';
-const DD_FILE = 'dd | cat >file (child, spill dir)';
-const TAIL = 'executor run (tail only)';
-const SPILL = 'executor run (tail + spill)';
-const JS = 'child_process.spawn + JS tail';
-const TARGET_TAIL = 0.9;
-const TARGET_SPILL = 0.85;
-const TARGET_CPU = 0.3;
+const ROUNDS = 5;
+const PRODUCER = (mib: number): string => `dd if=/dev/zero bs=1M count=${mib} status=none`;
+
+const READER = 'trivial reader (C), to /dev/null';
+const READER_FILE = 'trivial reader (C), to a file';
+const DD_PINNED = 'dd | cat >/dev/null, taskset -c 0';
+const RUNTIME = 'bash tool, createRuntime() defaults (tail + spill file)';
+const RUNTIME_TAIL = 'bash tool, createRuntime() tail only (maxSpillBytes 0)';
+const TARGET_RATIO = 0.9;
+const TARGET_CPU = 0.2;
 
 interface Run {
   wallMs: number;
-  /** Every thread of this process (main, workers, native readers). */
-  hostCpuMs: number;
-  /** The runner processes (own time, sampled from /proc), null where there is none. */
+  /** Every thread of this process (main, workers, reactor), null for children timed alone. */
+  hostCpuMs: number | null;
+  /** shellring-runner's own CPU (sampled from /proc), null where there is none. */
   runnerCpuMs: number | null;
-  /** The child processes waited for synchronously (dd and cat), null otherwise. */
+  /** Waited-for children's CPU (reader or dd and cat, and the producer), null otherwise. */
   childCpuMs: number | null;
 }
 
-const dd = (mib: number): string => `dd if=/dev/zero bs=1M count=${mib} status=none`;
-
-async function hostTimed(body: () => Promise<void>, runner: boolean): Promise<Run> {
-  const sampler = runner ? new ChildCpuSampler('shellring-runner') : undefined;
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await body();
-  const wallMs = performance.now() - start;
-  const used = process.cpuUsage(cpu);
-  sampler?.sample();
-  return { wallMs, hostCpuMs: (used.user + used.system) / 1000, runnerCpuMs: sampler ? sampler.stop().cpuMs : null, childCpuMs: null };
+function compileReader(dir: string): string {
+  const binary = path.join(dir, 'reader');
+  execFileSync('cc', ['-O2', '-o', binary, READER_SOURCE]);
+  return binary;
 }
 
-function expectTail(text: string, truncated: boolean, who: string): void {
-  if (!truncated || text.length !== CAP || /[^\0]/.test(text)) throw new Error(`${who}: wrong tail (${text.length} chars, truncated ${truncated})`);
+function childRun(file: string, args: string[], who: string, bytes: number | null): Run {
+  let status: number | null = null;
+  let out = '';
+  const timing = timeChild(() => {
+    const r = spawnSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    status = r.status;
+    out = r.stdout;
+  });
+  if (status !== 0) throw new Error(`${who} failed (${status})`);
+  if (bytes !== null && Number(out.trim()) !== bytes) throw new Error(`${who}: read ${out.trim()} of ${bytes} bytes`);
+  return { wallMs: timing.wallMs, hostCpuMs: null, runnerCpuMs: null, childCpuMs: timing.cpuMs };
 }
 
 let serial = 0;
 
-/** Times `bash -c script` as a synchronous child; its CPU is the children's. */
-function childRun(script: string, who: string): Run {
-  let status: number | null = null;
-  const timing = timeChild(() => {
-    status = spawnSync('bash', ['-c', script], { stdio: 'ignore' }).status;
-  });
-  if (status !== 0) throw new Error(`${who} failed (${status})`);
-  return { wallMs: timing.wallMs, hostCpuMs: 0, runnerCpuMs: null, childCpuMs: timing.cpuMs };
+/** One bash tool call, timed; checks the tail and the spill file, and returns the session it ran in. */
+async function toolCall(runtime: Runtime, command: string, bytes: number, who: string, spill: boolean): Promise<{ run: Run; session: string }> {
+  const session = `capture-${++serial}`;
+  // /proc keeps 15 characters of a command name.
+  const sampler = new ChildCpuSampler('shellring-runne');
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const result = await runtime.session({ id: session }).callTool('bash', { command, description: 'print a gibibyte' });
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  sampler.sample();
+  const text = result.content.map((part) => part.text).join('');
+  const marker = text.lastIndexOf('\n[output truncated; full output: ');
+  if (marker !== CAP) throw new Error(`${who}: tail of ${marker} chars: ${text.slice(-200)}`);
+  const spillPath = /full output: (\/\S+)\]$/.exec(text)?.[1];
+  if (spill !== (spillPath !== undefined)) throw new Error(`${who}: spill file ${spillPath ?? '(unavailable)'}`);
+  if (spillPath !== undefined && fs.statSync(spillPath).size !== bytes) throw new Error(`${who}: short spill file`);
+  return {
+    run: { wallMs, hostCpuMs: (used.user + used.system) / 1000, runnerCpuMs: sampler.stop().cpuMs, childCpuMs: null },
+    session,
+  };
 }
 
-function cases(tail: LocalExecutor, spill: LocalExecutor, dir: string, mib: number): AsyncCase<Run>[] {
-  const command = dd(mib);
+function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime, mib: number): AsyncCase<Run>[] {
+  const producer = PRODUCER(mib);
   const bytes = mib * MiB;
   return [
-    { name: DD_CAT, once: async () => childRun(`${command} | cat >/dev/null`, DD_CAT) },
+    { name: READER, once: async () => childRun(reader, [`${PIPE_BYTES}`, `${READ_BYTES}`, '-', producer], READER, bytes) },
     {
-      name: DD_FILE,
+      name: READER_FILE,
       once: async () => {
-        const file = path.join(dir, `dd-${++serial}`);
-        const run = childRun(`${command} | cat >${file}`, DD_FILE);
-        const size = fs.statSync(file).size;
+        const file = path.join(dir, `reader-${++serial}`);
+        const run = childRun(reader, [`${PIPE_BYTES}`, `${READ_BYTES}`, file, producer], READER_FILE, bytes);
         removeFile(file);
-        if (size !== bytes) throw new Error(`${DD_FILE}: wrote ${size} of ${bytes} bytes`);
         return run;
       },
     },
     {
-      name: TAIL,
-      once: () =>
-        hostTimed(async () => {
-          const result = await tail.run(tail.resolve({ command }));
-          if (result.exitCode !== 0) throw new Error(`${TAIL}: exit ${result.exitCode}`);
-          expectTail(result.stdout.text, result.stdout.truncated, TAIL);
-          if (result.stdout.spillPath !== undefined) throw new Error(`${TAIL}: has a spill file`);
-        }, true),
+      name: DD_PINNED,
+      once: async () => childRun('taskset', ['-c', '0', 'bash', '-c', `${producer} | cat >/dev/null`], DD_PINNED, null),
     },
     {
-      name: SPILL,
+      name: RUNTIME,
       once: async () => {
-        const sessionId = `throughput-${++serial}`;
-        let spillPath: string | undefined;
-        const run = await hostTimed(async () => {
-          const result = await spill.run(spill.resolve({ command, sessionId }));
-          if (result.exitCode !== 0) throw new Error(`${SPILL}: exit ${result.exitCode}`);
-          expectTail(result.stdout.text, result.stdout.truncated, SPILL);
-          spillPath = result.stdout.spillPath;
-        }, true);
-        const size = spillPath === undefined ? -1 : fs.statSync(spillPath).size;
-        // Removes the spill file: the next run must not find the page cache or the disk filled by this one.
-        await spill.closeSession(sessionId);
-        if (size !== bytes) throw new Error(`${SPILL}: spill file holds ${size} of ${bytes} bytes`);
+        const { run, session } = await toolCall(runtime, producer, bytes, RUNTIME, true);
+        // Removes the spill file outside the timed span: the next run must not find the page cache filled by this one.
+        await runtime.session({ id: session }).close();
         return run;
       },
     },
-    {
-      name: JS,
-      once: () =>
-        hostTimed(async () => {
-          const result = await jsCapture(command, CAP);
-          if (result.code !== 0 || result.stdoutBytes !== bytes) throw new Error(`${JS}: exit ${result.code}, ${result.stdoutBytes} bytes`);
-          expectTail(result.stdoutTail.toString('latin1'), true, JS);
-        }, false),
-    },
+    { name: RUNTIME_TAIL, once: async () => (await toolCall(tailOnly, producer, bytes, RUNTIME_TAIL, false)).run },
   ];
 }
 
 function figures(runs: Map<string, Run[]>): Figure[] {
   const rates = (name: string): number[] => runs.get(name)!.map((r) => mbPerSecond(GiB, r.wallMs));
-  const base = rates(DD_CAT);
-  return [DD_CAT, DD_FILE, TAIL, SPILL, JS].map((name) => {
+  const baselineOf: Record<string, string> = { [RUNTIME]: READER_FILE, [RUNTIME_TAIL]: READER };
+  return [READER, READER_FILE, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
     const list = runs.get(name)!;
     const own = rates(name);
-    const host = median(list.map((r) => r.hostCpuMs)) / 1000;
-    const runner = list[0]!.runnerCpuMs === null ? null : median(list.map((r) => r.runnerCpuMs!)) / 1000;
-    const children = list[0]!.childCpuMs === null ? null : median(list.map((r) => r.childCpuMs!)) / 1000;
+    const sum = (pick: (r: Run) => number | null): number | string =>
+      pick(list[0]!) === null ? '-' : median(list.map((r) => pick(r)!)) / 1000;
     const figure: Figure = {
       name,
       value: median(own),
       unit: 'MB/s',
       extra: {
         'wall s': median(list.map((r) => r.wallMs)) / 1000,
-        'host cpu s/GiB': list[0]!.childCpuMs === null ? host : '-',
-        'runner cpu s/GiB': runner ?? '-',
-        'dd+cat cpu s/GiB': children ?? '-',
+        'host cpu s/GiB': sum((r) => r.hostCpuMs),
+        'runner cpu s/GiB': sum((r) => r.runnerCpuMs),
+        'children cpu s/GiB': sum((r) => r.childCpuMs),
+        'x dd|cat pinned': median(roundRatios(own, rates(DD_PINNED))),
         'runs MB/s': own,
       },
     };
-    if (name === SPILL) figure.extra!['x dd>file'] = median(roundRatios(own, rates(DD_FILE)));
-    if (name !== DD_CAT) {
-      figure.baseline = DD_CAT;
-      figure.ratio = median(roundRatios(own, base));
+    const baseline = baselineOf[name];
+    if (baseline !== undefined) {
+      figure.baseline = baseline;
+      figure.ratio = median(roundRatios(own, rates(baseline)));
     }
     return figure;
   });
 }
 
 export async function run(): Promise<SuiteResult> {
-  const runs = await withTempDir('executor-throughput', async (dir) => {
-    const tail = new LocalExecutor({ maxSpillBytes: 0 });
-    const spill = new LocalExecutor({ maxSpillBytes: 2 * GiB, sessionSpillQuota: 4 * GiB, spillRoot: dir });
+  const rows = await withTempDir('capture', async (dir) => {
+    const reader = compileReader(dir);
+    // The file-writing reader and the runtime's spill files share one file system (the OS temp dir).
+    const runtime = await createRuntime({});
+    const tailOnly = await createRuntime({ executor: { maxSpillBytes: 0 } });
     try {
-      // A short pass first: worker start-up, JIT and the first reader threads are not part of the figures.
-      await asyncRounds(cases(tail, spill, dir, 64), 1);
-      return await asyncRounds(cases(tail, spill, dir, 1024), ROUNDS);
+      // A short pass first: worker start-up and JIT are not part of the figures.
+      await asyncRounds(cases(reader, dir, runtime, tailOnly, 64), 1);
+      return withRatios(figures(await asyncRounds(cases(reader, dir, runtime, tailOnly, 1024), ROUNDS)));
     } finally {
-      await Promise.all([tail.close(), spill.close()]);
+      await Promise.all([runtime.close(), tailOnly.close()]);
     }
   });
-  const rows = withRatios(figures(runs));
-  const tailRow = find(rows, TAIL);
-  const spillRow = find(rows, SPILL);
-  const ddRow = find(rows, DD_CAT);
-  const cpuOf = (name: string): number => {
-    const extra = find(rows, name).extra!;
-    return (extra['host cpu s/GiB'] as number) + (extra['runner cpu s/GiB'] as number);
-  };
-  const cpuTail = cpuOf(TAIL);
+  const full = find(rows, RUNTIME);
+  const tail = find(rows, RUNTIME_TAIL);
+  const cpu = (row: typeof full): number => (row.extra!['host cpu s/GiB'] as number) + (row.extra!['runner cpu s/GiB'] as number);
+  const pinned = (row: typeof full): string => `${fmt(row.extra!['x dd|cat pinned'] as number)}x dd | cat pinned`;
   return {
     name: 'executor-throughput',
-    description: 'capture throughput of `dd if=/dev/zero bs=1M count=1024` (1 GiB) through LocalExecutor.run',
-    tables: [{ title: '1 GiB of dd output, tail 64000 bytes', rows }],
+    description: 'capture of 1 GiB (`dd if=/dev/zero bs=1M count=1024`) through the bash tool of createRuntime()',
+    tables: [{ title: `1 GiB through a ${PIPE_BYTES / MiB} MiB pipe in ${READ_BYTES / 1024} KiB reads`, rows }],
     targets: [
       target(
-        `executor run (tail only) >= ${pct(TARGET_TAIL)} of dd | cat`,
-        tailRow.ratio,
-        TARGET_TAIL,
-        `${pct(tailRow.ratio)} (medians ${fmt(tailRow.value)} vs ${fmt(ddRow.value)} MB/s)`,
+        `bash tool (defaults, tail + spill) >= ${TARGET_RATIO}x a trivial reader writing a file`,
+        full.ratio,
+        TARGET_RATIO,
+        `${fmt(full.ratio)}x (medians ${fmt(full.value)} vs ${fmt(find(rows, READER_FILE).value)} MB/s; ${pinned(full)})`,
       ),
       target(
-        `executor run (tail + spill) >= ${pct(TARGET_SPILL)} of dd | cat`,
-        spillRow.ratio,
-        TARGET_SPILL,
-        `${pct(spillRow.ratio)} (medians ${fmt(spillRow.value)} vs ${fmt(ddRow.value)} MB/s)`,
+        `bash tool (tail only) >= ${TARGET_RATIO}x a trivial reader`,
+        tail.ratio,
+        TARGET_RATIO,
+        `${fmt(tail.ratio)}x (medians ${fmt(tail.value)} vs ${fmt(find(rows, READER).value)} MB/s; ${pinned(tail)})`,
       ),
       atMost(
-        `executor run (tail only) host + runner CPU <= ${TARGET_CPU} s/GiB`,
-        cpuTail,
+        `bash tool (defaults) host + runner CPU <= ${TARGET_CPU} s/GiB`,
+        cpu(full),
         TARGET_CPU,
-        `${fmt(cpuTail)} s/GiB (with spill: ${fmt(cpuOf(SPILL))} s/GiB)`,
+        `${fmt(cpu(full))} s/GiB (tail only: ${fmt(cpu(tail))} s/GiB)`,
       ),
     ],
     notes: [
       `MB/s: median of ${ROUNDS} runs per case (1 GiB each), order rotated each round, after one 64 MiB pass; ` +
-        'ratios: median of per-round ratios against dd | cat in the same round.',
-      'dd | cat runs as `bash -c "dd ... | cat >/dev/null"` through spawnSync; its CPU is the children\'s (/proc cutime + cstime).',
-      'host cpu: process.cpuUsage of this process, every thread (main, Piscina workers, native reader threads). ' +
-        'runner cpu: the shellring-runner process\'s own utime + stime, read from /proc/<pid>/stat every 20 ms until it ' +
-        'is reaped (a floor: time after the last reading is missed); dd itself is not counted for the executor.',
-      'dd | cat >file writes the same 1 GiB into the spill directory\'s file system: the disk\'s own pace, for reading ' +
-        'the spill case (both are judged against dd | cat >/dev/null).',
-      'The spill case uses maxSpillBytes 2 GiB in a fresh 0700 temp dir; each run checks the spill file holds 1 GiB, ' +
-        'then closes its session, which removes the file (outside the timed span). Nothing is fsynced.',
-      'child_process.spawn + JS tail: bash -c dd spawned on the main thread, stdout read in JS into a ' +
-        'Buffer.concat-and-slice tail of 64000 bytes.',
+        'ratios: median of per-round ratios against the baseline named in the row, measured in the same round.',
+      `Trivial reader: bench/lib/reader.c, built with cc -O2 by the suite; it grows its pipe to ${PIPE_BYTES} bytes and ` +
+        `reads ${READ_BYTES} bytes at a time (shellring's own sizes), blocking reads, no event loop. It runs bash -c dd ` +
+        'as shellring does; "to a file" writes every read into a new file in the same temp file system as the spill files.',
+      'dd | cat >/dev/null runs under taskset -c 0, so both ends share one CPU (its speed on two CPUs swings with ' +
+        'scheduling); shown beside each row as a ratio, never a baseline.',
+      'host cpu: process.cpuUsage of this process, every thread (main, Piscina workers, reactor threads); runner cpu: ' +
+        'the shellring-runner process\'s own utime + stime from /proc/<pid>/stat every 20 ms (a floor). dd is not counted.',
+      'Defaults: each run checks the 64000-byte tail and that the spill file holds 1 GiB, then closes its session, ' +
+        'which removes the file (outside the timed span). Nothing is fsynced.',
     ],
   };
 }
