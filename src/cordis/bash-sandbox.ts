@@ -15,12 +15,7 @@ export const name = 'bash-sandbox';
 export type Config = ExecutorConfigInput & SandboxConfigInput;
 
 export const Config: Schema<Config> = Schema.intersect([
-  fromZod<SandboxConfigInput>(sandboxConfigSchema, {
-    mode: 'The standing sandbox mode of every session.',
-    backend: 'Landlock (through shellring-runner) or bubblewrap.',
-    network: 'Modes govern file writes; deny also blocks TCP where the kernel can.',
-    bwrapPath: 'The bubblewrap executable.',
-  }),
+  fromZod<SandboxConfigInput>(sandboxConfigSchema),
   LocalConfig,
 ]) as Schema<Config>;
 

@@ -1,5 +1,5 @@
-// Cordis config schemas derived from the zod schemas that validate the same options: types, ranges and defaults
-// live once, in zod; a plugin adds only the descriptions a configuration screen shows.
+// Cordis config schemas derived from the zod schemas that validate the same options: types, ranges, defaults and
+// descriptions live once, in zod (the configuration reference is rendered from the same source).
 import Schema from 'schemastery';
 import { z } from 'zod';
 
@@ -15,34 +15,31 @@ interface Json {
   exclusiveMinimum?: number;
   minLength?: number;
   default?: unknown;
+  description?: string;
 }
 
-/** Descriptions by dotted path (`timeoutMs`, `env.inherit`); every option of the zod schema must have one. */
-export type Descriptions = Record<string, string>;
-
-/** The schemastery schema accepting what `schema` accepts, with its defaults and the given descriptions. */
-export function fromZod<T>(schema: z.ZodType, descriptions: Descriptions): Schema<T> {
+/** The schemastery schema accepting what `schema` accepts, with its defaults and descriptions. */
+export function fromZod<T>(schema: z.ZodType): Schema<T> {
   const json = z.toJSONSchema(schema, { io: 'input' }) as Json;
-  return convert(json, '', descriptions) as Schema<T>;
+  return convert(json, '') as Schema<T>;
 }
 
-function convert(json: Json, path: string, descriptions: Descriptions): Schema {
-  let out = shape(json, path, descriptions);
+function convert(json: Json, path: string): Schema {
+  let out = shape(json, path);
   if ('default' in json) out = out.default(json.default);
   // schemastery fills an absent array with [] by itself; an option without a default must stay absent (an empty
   // `includeOnly` would let no variable through).
   else if (json.type === 'array') out = Schema.union([Schema.const(undefined), out]);
   if (path) {
-    const text = descriptions[path];
     // A missing description is a programming error caught by the plugin tests, not a runtime condition.
-    if (text === undefined) throw new Error(`no description for option ${path}`);
-    out = out.description(text);
+    if (json.description === undefined) throw new Error(`no description for option ${path}`);
+    out = out.description(json.description);
   }
   return out;
 }
 
-function shape(json: Json, path: string, descriptions: Descriptions): Schema {
-  if (json.anyOf) return Schema.union(json.anyOf.map((member) => shape(member, path, descriptions)));
+function shape(json: Json, path: string): Schema {
+  if (json.anyOf) return Schema.union(json.anyOf.map((member) => shape(member, path)));
   if (json.enum) return Schema.union(json.enum.map((value) => Schema.const(value)));
   switch (json.type) {
     case 'null':
@@ -60,13 +57,13 @@ function shape(json: Json, path: string, descriptions: Descriptions): Schema {
       return out;
     }
     case 'array':
-      return Schema.array(shape(json.items ?? {}, path, descriptions));
+      return Schema.array(shape(json.items ?? {}, path));
     case 'object': {
       if (json.properties) {
-        const entries = Object.entries(json.properties).map(([key, value]) => [key, convert(value, path ? `${path}.${key}` : key, descriptions)]);
+        const entries = Object.entries(json.properties).map(([key, value]) => [key, convert(value, path ? `${path}.${key}` : key)]);
         return Schema.object(Object.fromEntries(entries));
       }
-      if (typeof json.additionalProperties === 'object') return Schema.dict(shape(json.additionalProperties, path, descriptions));
+      if (typeof json.additionalProperties === 'object') return Schema.dict(shape(json.additionalProperties, path));
       return Schema.dict(Schema.any());
     }
     default:

@@ -12,12 +12,7 @@ export const name = 'jobs-local';
 /** The executor owns the capture backend every job's output lives in. */
 export const inject = ['shell'];
 
-export const Config: Schema<JobRegistryOptions> = fromZod(jobOptionsSchema, {
-  maxJobsPerOwner: 'Running-or-stopping jobs one session may hold.',
-  maxSettledPerOwner: 'Finished jobs kept per session; the oldest go first.',
-  readBytes: 'Most bytes one job_output read returns.',
-  pollMs: 'How often live jobs are checked for new output, in milliseconds.',
-});
+export const Config: Schema<JobRegistryOptions> = fromZod(jobOptionsSchema);
 
 export function apply(ctx: Context, config: JobRegistryOptions): void {
   const registry = assembleJobs(ctx.shell, config);

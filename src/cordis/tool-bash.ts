@@ -19,10 +19,7 @@ export const inject = {
 
 export interface Config extends BashToolConfig {}
 
-export const Config: Schema<Config> = fromZod(bashToolConfigSchema, {
-  enableRunInBackground: 'Expose run_in_background while a job registry is composed; when false, forced background calls are rejected.',
-  promoteOnTimeout: 'Keep a foreground command that reaches its timeout running as its background job instead of killing it.',
-});
+export const Config: Schema<Config> = fromZod(bashToolConfigSchema);
 
 export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => ctx.systemPrompt.register(PROMPT_SECTIONS.bash));
