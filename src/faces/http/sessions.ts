@@ -40,6 +40,7 @@ export class HttpSessions {
   readonly #open = new Map<string, HttpSession>();
   readonly #options: SessionsOptions;
   #callsInFlight = 0;
+  #quiet: (() => void)[] = [];
   /** Initialize requests being answered: they count against the session limit before they are sessions. */
   opening = 0;
 
@@ -53,6 +54,12 @@ export class HttpSessions {
 
   get callsInFlight(): number {
     return this.#callsInFlight;
+  }
+
+  /** Resolves once no tool call is in flight (at once when none is). */
+  whenNoCalls(): Promise<void> {
+    if (this.#callsInFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#quiet.push(resolve));
   }
 
   get(id: string): HttpSession | undefined {
@@ -94,6 +101,7 @@ export class HttpSessions {
         if (event.tool === 'bash') counter.ended(id);
         this.#callsInFlight -= 1;
         if (entry) entry.callsInFlight -= 1;
+        if (this.#callsInFlight === 0) for (const resolve of this.#quiet.splice(0)) resolve();
       }
       observer.call(event);
     });

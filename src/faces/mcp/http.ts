@@ -278,8 +278,9 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) {
       draining = true;
       logger.info({ event: 'drain.started', sessions: sessions.size, callsInFlight: sessions.callsInFlight, timeoutMs }, 'draining');
-      const deadline = Date.now() + timeoutMs;
-      while (sessions.callsInFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([sessions.whenNoCalls(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
       const left = sessions.callsInFlight;
       // Let the last responses leave before the connections close.
       await new Promise((resolve) => setTimeout(resolve, 100));
