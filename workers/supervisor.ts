@@ -1,7 +1,7 @@
 // The supervision of one command through shellring-runner (a worker host runs many at once); output goes straight
 // into native captures.
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { execa, type Options } from 'execa';
 import { loadBinding } from '../src/native/loader.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { signal, sweep } from '../src/executor/sweep.js';
@@ -55,41 +55,56 @@ export class Supervised {
     const [errRead, errWrite] = binding.pipe();
     binding.attachReader(captureId, 0, outRead);
     binding.attachReader(captureId, 1, errRead);
-    let child;
+    let child: ChildProcess;
     try {
-      child = execa(runnerPath, [...runnerArgs, '-c', command], {
+      // Plain child_process: per command it keeps far less on the worker's heap than a promise-wrapped subprocess.
+      child = spawn(runnerPath, [...runnerArgs, '-c', command], {
         cwd,
         env,
-        extendEnv: false,
-        ...(stdin === undefined ? {} : { input: stdin }),
         // fd 3: the runner's status socket, and its lifeline: when this end closes, it kills every descendant.
         stdio: [stdin === undefined ? 'ignore' : 'pipe', outWrite, errWrite, 'pipe'],
         // Not detached: the runner stays in the host's session but makes its own process group. If the host dies
         // while a command holds the runner stopped, that group becomes orphaned and the kernel sends it SIGHUP and
         // SIGCONT, so the runner wakes and ends everything; a runner in a session of its own would stay stopped.
         detached: false,
-        reject: false,
-        buffer: false,
-        cleanup: false,
-      } as Options);
+      });
+    } catch (error) {
+      onSpawned(null);
+      onRunnerExit();
+      const failure = error instanceof Error ? error.message : String(error);
+      binding.write(captureId, 1, Buffer.from(`${failure}\n`));
+      binding.finish(captureId);
+      return { kind: 'failed', error: failure, runnerFailed: false };
     } finally {
       // The child holds its own copies now; ours would keep the pipes open past the command's end.
       binding.closeFd(outWrite);
       binding.closeFd(errWrite);
     }
+    let spawnError: Error | undefined;
+    const exited = new Promise<void>((resolve) => {
+      // A failed spawn reports 'error' and may never report 'exit'.
+      child.once('error', (error) => ((spawnError ??= error), resolve()));
+      child.once('exit', () => resolve());
+    });
+    if (stdin !== undefined) {
+      // A command that never reads its stdin closes the pipe early: EPIPE then is no failure of ours.
+      child.stdin!.on('error', () => {});
+      child.stdin!.end(stdin);
+    }
     this.#lifeline = child.stdio[3] as Readable;
     this.#runnerPid = child.pid;
-    child.then(
-      () => ((this.#runnerPid = undefined), onRunnerExit()),
-      () => ((this.#runnerPid = undefined), onRunnerExit()),
-    );
+    void exited.then(() => {
+      this.#runnerPid = undefined;
+      onRunnerExit();
+    });
 
     const status = new RunnerStatus(this.#lifeline);
     const started = await status.next();
     clearTimeout(this.#stuckTimer);
     if (started.type !== 'started') {
       onSpawned(null);
-      const failure = started.type === 'error' ? started.message : await spawnFailure(child);
+      const failure =
+        started.type === 'error' ? started.message : (await exited, spawnError?.message ?? 'shellring-runner could not be started');
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
@@ -173,7 +188,3 @@ function signalGroup(pgid: number, name: NodeJS.Signals): void {
   signal(-pgid, name);
 }
 
-async function spawnFailure(child: PromiseLike<{ message?: string; originalMessage?: string }>): Promise<string> {
-  const result = await child;
-  return result.originalMessage || result.message || 'shellring-runner could not be started';
-}
