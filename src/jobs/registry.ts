@@ -265,6 +265,8 @@ export class JobRegistry {
   }
 
   #pollOutput(): void {
+    // Output events are for observers: with none subscribed, idle jobs cost no polling at all.
+    if (this.#events.listenerCount('output') === 0 && this.#events.listenerCount('progress') === 0) return;
     // A foreground call's output reaches its caller in the result; only jobs someone may follow are polled.
     for (const job of this.#jobs.values()) if (!settled(job.state) && !job.foreground) this.#pollJob(job);
   }
