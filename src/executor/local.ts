@@ -80,7 +80,7 @@ export class LocalExecutor {
       stderrMaxBytes: config.maxOutputBytes,
       maxSpillBytes: config.maxSpillBytes,
       graceMs: config.graceMs,
-      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.managedEnv),
+      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.dshEnv),
       stdin: request.stdin,
       signal: request.signal,
       sessionId: request.sessionId,

@@ -13,8 +13,8 @@ export interface ExecRequest {
   stdin?: string;
   /** Trusted callers only: extra environment, below the managed one. */
   env?: Record<string, string>;
-  /** The managed DSH_* environment, applied last. */
-  managedEnv?: Readonly<Record<string, string>>;
+  /** The managed DSH_* environment, applied last (the spec names this seam `dshEnv`). */
+  dshEnv?: Readonly<Record<string, string>>;
   /** The session the call belongs to: its spill files live and die with it. */
   sessionId?: string;
   /** Confinement for this call, from a sandboxing executor's policy. */

@@ -175,7 +175,7 @@ export class BashTool {
       workdir: resolvePath(base, args.workdir ?? '.'),
       timeoutMs: args.timeoutMs,
       env: confinement?.env,
-      managedEnv,
+      dshEnv: managedEnv,
       sessionId: context.sessionId,
       sandboxPolicy: confinement?.policy,
     });

@@ -74,7 +74,7 @@ describe('run', () => {
     expect((await run('cat', { stdin: 'hello\n' })).stdout.text).toBe('hello\n');
     expect((await run('cat; echo end')).stdout.text).toBe('end\n');
     expect((await run('readlink /proc/self/fd/0')).stdout.text).toBe('/dev/null\n');
-    const env = await run('echo "$A $DSH_X"', { env: { A: 'a', DSH_X: 'trusted' }, managedEnv: { DSH_X: 'managed' } });
+    const env = await run('echo "$A $DSH_X"', { env: { A: 'a', DSH_X: 'trusted' }, dshEnv: { DSH_X: 'managed' } });
     expect(env.stdout.text).toBe('a managed\n');
   });
 
