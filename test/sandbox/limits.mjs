@@ -12,13 +12,12 @@ const LIMIT = 40;
 const marker = `shellring-flood-${process.pid}`;
 // perl reports a refused fork at once; bash would retry it for half a minute.
 const flood = `perl -e 'my $n = 0; for (1..300) { my $p = fork(); last unless defined $p; if (!$p) { sleep 60; exit } $n++ } print "$n\\n"' ${marker}; sleep 60`;
-const alive = () => {
-  try {
-    return execFileSync('pgrep', ['-c', '-f', marker], { encoding: 'utf8' }).trim();
-  } catch {
-    return '0';
-  }
-};
+// The command's own processes: the sandbox's wrappers (bwrap, the runner) carry the command in their arguments
+// but are not the command's, and which of them is alive at a given moment depends on the backend.
+const alive = () =>
+  execFileSync('ps', ['-eo', 'comm=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !/^(bwrap|shellring-runne?r?)\s/.test(line)).length;
 
 const facts = {};
 const runtime = await createRuntime({ sandbox: { mode: 'workspace-write', backend }, executor: { limits: { processes: LIMIT } } });
