@@ -1,5 +1,27 @@
 // The CLI's help texts, one per command.
 
+/** The runtime options of every command that runs commands; run lists its own --timeout above them. */
+const TIMEOUT_LINE = `  --timeout <ms>                   A call's timeout when it names none (default 120000)
+`;
+const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
+  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
+                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
+  --timeout <ms>                   A call's timeout when it names none (default 120000)
+  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
+  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
+  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
+  --max-jobs <n>                   Background jobs running at once per session (default 10)
+  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
+  --sandbox-backend <name>         landlock (default) or bubblewrap
+  --network <allow|deny>           Network access of confined commands (default allow)
+  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
+  --env-exclude <globs>            Comma-separated name globs to remove
+  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
+
+Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
+--config file, then the default. The file is validated by the same schema as createRuntime's options.
+`;
+
 export const TOP_HELP = `Usage: shellring <command> [options]
 
 The bash tool for agent servers, from the command line.
@@ -31,23 +53,7 @@ Options:
   --timeout <ms>    Stop the command after this many milliseconds (default 120000, at most 600000)
   -h, --help        Show this help
 
-Runtime options (run, mcp and serve):
-  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
-                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
-  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
-  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
-  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
-  --max-jobs <n>                   Background jobs running at once per session (default 10)
-  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
-  --sandbox-backend <name>         landlock (default) or bubblewrap
-  --network <allow|deny>           Network access of confined commands (default allow)
-  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
-  --env-exclude <globs>            Comma-separated name globs to remove
-  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
-
-Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
---config file, then the default. The file is validated by the same schema as createRuntime's options.
-`;
+${RUNTIME_OPTIONS.replace(TIMEOUT_LINE, '')}`;
 
 export const MCP_HELP = `Usage: shellring mcp [options]
 
@@ -58,24 +64,7 @@ Options:
   --cwd <dir>       The session's working directory (default: the current directory)
   -h, --help        Show this help
 
-Runtime options (run, mcp and serve):
-  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
-                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
-  --timeout <ms>                   A call's timeout when it names none (default 120000)
-  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
-  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
-  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
-  --max-jobs <n>                   Background jobs running at once per session (default 10)
-  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
-  --sandbox-backend <name>         landlock (default) or bubblewrap
-  --network <allow|deny>           Network access of confined commands (default allow)
-  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
-  --env-exclude <globs>            Comma-separated name globs to remove
-  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
-
-Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
---config file, then the default. The file is validated by the same schema as createRuntime's options.
-`;
+${RUNTIME_OPTIONS}`;
 
 export const SERVE_HELP = `Usage: shellring serve [options]
 
@@ -107,24 +96,7 @@ Options:
   --log-commands                   Put each command's text in the logs (off by default: commands may hold secrets)
   -h, --help                       Show this help
 
-Runtime options (run, mcp and serve):
-  --config <file>                  JSON: createRuntime's options (executor, jobs, sandbox, ...), plus a "serve"
-                                   section for serve (host, port, tokenFile, maxSessions, idleTimeoutMs, ...)
-  --timeout <ms>                   A call's timeout when it names none (default 120000)
-  --max-timeout <ms>               The longest timeout a call may ask for (default 600000)
-  --max-output-bytes <n>           Tail kept in the result per stream (default 64000)
-  --max-spill-bytes <n>            Largest spill file per stream (default 2 GiB)
-  --max-jobs <n>                   Background jobs running at once per session (default 10)
-  --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
-  --sandbox-backend <name>         landlock (default) or bubblewrap
-  --network <allow|deny>           Network access of confined commands (default allow)
-  --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
-  --env-exclude <globs>            Comma-separated name globs to remove
-  --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
-
-Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
---config file, then the default. The file is validated by the same schema as createRuntime's options.
-`;
+${RUNTIME_OPTIONS}`;
 
 export const DEMO_HELP = `Usage: shellring demo
 
