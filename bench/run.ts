@@ -2,7 +2,8 @@
 // prints them, and with --json writes bench/results/latest.json.
 //   npm run bench                   every suite
 //   npm run bench -- ring spill     the named suites (a name may also be a suite's alias, e.g. capture)
-//   npm run bench -- --json         also write bench/results/latest.json
+//   npm run bench -- --json         also write bench/results/latest.json (a run of named suites replaces
+//                                   theirs and keeps the others', each suite with the date it was measured)
 import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +24,18 @@ const SUITE_FLAG = '--suite=';
 const suitesDir = path.join(here, 'suites');
 // The compiled runner lives in dist/bench; the results file belongs to the source tree.
 const resultsFile = path.resolve(here, '../../bench/results/latest.json');
+
+/** The results already written, each with the date it was measured (an older file dates them all at once). */
+function keptResults(): Record<string, { date?: string }> {
+  if (!fs.existsSync(resultsFile)) return {};
+  const file = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { date: string; suites?: Record<string, { date?: string }> };
+  return Object.fromEntries(Object.entries(file.suites ?? {}).map(([name, result]) => [name, { date: file.date, ...result }]));
+}
+
+/** Results in the order of the suites' names. */
+function suitesOrder(known: Map<string, Suite>, results: Record<string, unknown>): [string, unknown][] {
+  return [...known.keys()].filter((name) => name in results).map((name) => [name, results[name]]);
+}
 
 async function loadSuites(): Promise<Map<string, Suite>> {
   const suites = new Map<string, Suite>();
@@ -88,13 +101,13 @@ async function main(): Promise<void> {
   const facts = machine();
   const date = new Date().toISOString();
   console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, load ${facts.load.join(' ')}, ${date}\n`);
-  const results: Record<string, SuiteResult & { seconds: number }> = {};
+  const results: Record<string, SuiteResult & { seconds: number; date: string }> = {};
   const started = performance.now();
   for (const name of chosen) {
     const t0 = performance.now();
     const result = await runInChild(name);
     const seconds = (performance.now() - t0) / 1000;
-    results[name] = { ...result, seconds };
+    results[name] = { ...result, seconds, date: new Date().toISOString() };
     console.log(renderSuite(result, seconds));
   }
   const seconds = (performance.now() - started) / 1000;
@@ -103,7 +116,8 @@ async function main(): Promise<void> {
   console.log(`${chosen.length} suite(s) in ${seconds.toFixed(1)} s; targets met: ${met} of ${verdicts.length}`);
   if (json) {
     fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-    fs.writeFileSync(resultsFile, stableJson({ date, machine: facts, suites: results, selected: chosen, seconds }));
+    const merged = Object.fromEntries(suitesOrder(suites, { ...keptResults(), ...results }));
+    fs.writeFileSync(resultsFile, stableJson({ date, machine: facts, suites: merged, selected: chosen, seconds }));
     console.log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
   }
 }

@@ -11,7 +11,7 @@ interface Target {
 interface Results {
   date: string;
   machine: { cpu?: string; cores?: number; node?: string };
-  suites: Record<string, { targets?: Target[] }>;
+  suites: Record<string, { targets?: Target[]; date?: string }>;
 }
 
 /** `path` defaults to the results file of the repository it runs in (npm scripts run from its root). */
@@ -24,7 +24,9 @@ export function benchTable(path = 'bench/results/latest.json'): string {
     }
   }
   const { cpu, cores, node } = results.machine;
-  lines.push('', `Measured ${results.date.slice(0, 10)} on ${cores ?? '?'} cores (${cpu ?? 'unknown CPU'}), Node ${node ?? '?'}.`);
+  const dates = Object.values(results.suites).map((suite) => (suite.date ?? results.date).slice(0, 10)).sort();
+  const when = dates[0] === dates.at(-1) ? dates[0] : `${dates[0]} to ${dates.at(-1)}`;
+  lines.push('', `Measured ${when ?? results.date.slice(0, 10)} on ${cores ?? '?'} cores (${cpu ?? 'unknown CPU'}), Node ${node ?? '?'}.`);
   return lines.join('\n');
 }
 
