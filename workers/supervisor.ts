@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { loadBinding } from '../src/native/loader.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
-import { signal, sweep } from '../src/executor/sweep.js';
+import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
 const binding = loadBinding();
@@ -129,10 +129,12 @@ export class Supervised {
     binding.finish(captureId);
     const cause = this.#cause ?? null;
     const { enforcement } = started;
-    if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause, enforcement };
-    if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement };
+    // Counted after the drain, so what ended meanwhile is not reported; the runner (a subreaper) holds the rest.
+    const leftover = ended.type !== 'eof' && this.#runnerPid !== undefined ? countDescendants(this.#runnerPid) : 0;
+    if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause, enforcement, leftover };
+    if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement, leftover };
     // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.
-    if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement };
+    if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
     return { kind: 'failed', error: 'shellring-runner ended without reporting the command status', runnerFailed: true };
   }
 

@@ -21,6 +21,9 @@ export const jobTexts = {
   alreadyFinished: (id: string, status: string) => `job ${id} had already finished ${status}`,
   notice: (id: string, kind: string, label: string, status: string) =>
     `background job ${id} (${kind}: ${label}) finished ${status}. Read its output with job_output.`,
+  /** The detail of a job that holds what a finished foreground command left running. */
+  leftoverDetail: (count: number, exit: string) =>
+    `bash ended (${exit}); ${count === 1 ? '1 process' : `${count} processes`} left running`,
   promoted: (ms: number, id: string) =>
     `[still running after ${ms}ms; moved to background job ${id}]\nThe command keeps running in the background. You will be notified when it finishes; read newer output with job_output, stop it with job_kill.`,
 };

@@ -13,6 +13,15 @@ export const markers = {
     '[sandbox: escalation available — retry this exact command once with sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]',
   runnerFailed: (mode: string) =>
     `[sandbox: the sandbox runner itself failed under ${mode} mode — the command did not run; this is a sandbox problem, not a command failure]`,
+  /** A command ended but left processes running: how many, and what ends them (a job named here, or only the
+   * session's end where no job could hold them). */
+  leftover: (count: number, jobId?: string) => {
+    const they = count === 1 ? '1 process' : `${count} processes`;
+    const ends = count === 1 ? 'it ends' : 'they end';
+    return jobId === undefined
+      ? `[${they} left running; ${ends} on ${count === 1 ? 'its' : 'their'} own or when the session closes]`
+      : `[${they} left running as background job ${jobId}; ${ends} on ${count === 1 ? 'its' : 'their'} own, with job_kill, or when the session closes]`;
+  },
   dropped: (paths: string[]) =>
     `[some output was dropped from memory; full output: ${paths.length ? paths.join(', ') : '(unavailable)'}]`,
 };

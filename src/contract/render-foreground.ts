@@ -27,6 +27,8 @@ export interface ForegroundFacts {
   stdout: RenderedStream;
   stderr: RenderedStream;
   sandbox?: SandboxFacts;
+  /** Processes the command left running, and the job that holds them where one does. */
+  leftover?: { count: number; jobId?: string };
 }
 
 function streamText(stream: RenderedStream): string {
@@ -48,6 +50,8 @@ function markerLines(facts: ForegroundFacts, escalationAdvertised: boolean): str
     lines.push(markers.denied(facts.sandbox.mode));
     if (escalationAdvertised) lines.push(markers.escalationHint);
   }
+  // Before the exit marker, which stays last (views read the exit status from the final line).
+  if (facts.leftover) lines.push(markers.leftover(facts.leftover.count, facts.leftover.jobId));
   if (facts.timedOut) lines.push(markers.timedOut(facts.timeoutMs));
   if (facts.stopped !== undefined) lines.push(markers.stopped(facts.stopped));
   if (facts.signal) lines.push(markers.signal(facts.signal));

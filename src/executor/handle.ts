@@ -73,8 +73,15 @@ export class StartedCommand implements ProcessHandle {
     return this.#cause;
   }
 
+  /** Settles when the runner has exited: whatever the command left running has ended too. */
+  get gone(): Promise<void> {
+    return this.#launch?.gone ?? Promise.resolve();
+  }
+
   kill(): void {
-    this.#end('kill');
+    // Once bash has ended, what it left running goes: the runner kills it and exits.
+    if (this.#outcome?.leftover) void this.#launch?.release();
+    else this.#end('kill');
   }
 
   abort(): void {
@@ -137,6 +144,7 @@ export class StartedCommand implements ProcessHandle {
       this.#status = result.cause ? 'killed' : 'exited';
       const outcome: ProcessOutcome = { status: this.#status, exitCode: this.#exitCode, signal: this.#signal };
       if (this.#sandbox) outcome.enforcement = result.enforcement;
+      if (result.leftover > 0) outcome.leftover = result.leftover;
       return outcome;
     }
     if (result.kind === 'crashed') {

@@ -108,6 +108,7 @@ export class LocalExecutor {
         timeoutMs: spec.timeoutMs,
         ...handle.streams(),
         ...(sandbox ? { sandbox } : {}),
+        ...(outcome.leftover ? { leftover: outcome.leftover } : {}),
       };
     } finally {
       spec.signal?.removeEventListener('abort', onAbort);

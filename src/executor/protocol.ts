@@ -19,7 +19,15 @@ export interface SupervisorTask {
 }
 
 export type SupervisorResult =
-  | { kind: 'ended'; exitCode: number | null; signal: string | null; cause: KillCause | null; enforcement: string }
+  | {
+      kind: 'ended';
+      exitCode: number | null;
+      signal: string | null;
+      cause: KillCause | null;
+      enforcement: string;
+      /** Processes the command left running under its runner once bash ended (they end with the runner). */
+      leftover: number;
+    }
   /** `runnerFailed`: the runner reported its own failure (the command did not run), as opposed to a spawn error. */
   | { kind: 'failed'; error: string; runnerFailed: boolean };
 

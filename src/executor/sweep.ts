@@ -1,5 +1,5 @@
 // The host-side sweep for a runner that cannot clean up itself (stopped, or killed): finds its tree and the
-// command's process group and session in /proc, and SIGKILLs them.
+// command's process group and session in /proc, and SIGKILLs them; and the count of what a command left running.
 import { readdirSync, readFileSync } from 'node:fs';
 
 interface Entry {
@@ -60,6 +60,58 @@ export async function sweep(runnerPid: number | undefined, group: number | undef
   }
   if (runnerPid !== undefined) signal(runnerPid, 'SIGKILL');
   for (const pid of sweepTargets(runnerPid, group)) signal(pid, 'SIGKILL');
+}
+
+/** How many live processes are below `root`: walks each task's `children` file, so it costs what the tree holds,
+ * not a scan of every process on the host; where those files are absent, the full scan. */
+export function countDescendants(root: number): number {
+  const found = new Set<number>();
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.pop()!;
+    const kids = childrenOf(pid);
+    if (kids === undefined) return pid === root ? sweepTargets(root, undefined).length : found.size;
+    for (const kid of kids) {
+      if (found.has(kid)) continue;
+      found.add(kid);
+      queue.push(kid);
+    }
+  }
+  let live = 0;
+  for (const pid of found) if (alive(pid)) live += 1;
+  return live;
+}
+
+/** The children of every thread of `pid`; undefined when /proc has no `children` files for it. */
+function childrenOf(pid: number): number[] | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const kids: number[] = [];
+  let readable = false;
+  for (const task of tasks) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1');
+      readable = true;
+      for (const word of text.split(' ')) if (word.trim() !== '') kids.push(Number(word));
+    } catch {
+      // The thread ended while we looked, or the kernel has no children files.
+    }
+  }
+  return readable || tasks.length === 0 ? kids : undefined;
+}
+
+/** Not ended: present in /proc and not a zombie waiting to be reaped. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 export function signal(pid: number, name: NodeJS.Signals): void {

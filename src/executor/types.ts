@@ -60,6 +60,8 @@ export interface RunResult {
   stdout: StreamResult;
   stderr: StreamResult;
   sandbox?: SandboxFacts;
+  /** Processes the command left running (absent when none); they end on their own or when the session closes. */
+  leftover?: number;
 }
 
 export type ProcessStatus = 'running' | 'exited' | 'killed';
@@ -75,6 +77,9 @@ export interface ProcessOutcome {
   enforcement?: string;
   /** The error came from the runner itself (confinement or exec), not from starting it. */
   runnerFailed?: boolean;
+  /** How many processes the command left running when bash ended (absent when none): they live on under its
+   * runner until they end, `kill()` ends them, or the session closes. */
+  leftover?: number;
 }
 
 export interface ObservedReader {
@@ -90,8 +95,10 @@ export interface ProcessHandle {
   readonly done: Promise<ProcessOutcome>;
   readonly stdout: ObservedReader;
   readonly stderr: ObservedReader;
-  /** Idempotent: TERM to the process group, KILL after the grace. */
+  /** Idempotent: TERM to the process group, KILL after the grace; once bash has ended, ends what it left running. */
   kill(): void;
+  /** Settles when the command's runner has exited, and with it every process the command left running. */
+  readonly gone: Promise<void>;
   /** The streams' rendered tails and spill paths; meaningful once done. */
   streams(): { stdout: StreamResult; stderr: StreamResult };
   /** The confinement facts of a sandboxed call, once done. */

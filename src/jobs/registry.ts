@@ -209,6 +209,18 @@ export class JobRegistry {
     if (job) job.foreground = false;
   }
 
+  /** A foreground job whose command ended but left processes running: it stays, as a running job of its owner
+   * with `detail`, until they end or it is killed. No completion notice: the call's result said what ends them. */
+  keepLeftover(id: string, detail: string): boolean {
+    const job = this.#jobs.get(id);
+    if (!job || job.state !== 'running') return false;
+    job.foreground = false;
+    job.detail = detail;
+    job.silenced = true;
+    this.#emit({ type: 'progress', job: info(job), bytes: job.total });
+    return true;
+  }
+
   /** Teardown of one owner: kills its jobs without notices, waits for them, and removes them. */
   async closeOwner(ownerId: string): Promise<void> {
     const jobs = [...this.#jobs.values()].filter((job) => job.ownerId === ownerId);

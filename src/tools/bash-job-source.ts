@@ -4,11 +4,28 @@ import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
 import type { JobSettlement, JobSource } from '../jobs/types.js';
 import { markers } from '../contract/index.js';
 
-export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, escalationAdvertised: boolean): JobSource {
+/** `holdsLeftovers`: the job stays running while processes the command left behind live on, and its kill ends
+ * them (a foreground call hands such a job to the session instead of dropping it). */
+export function bashJobSource(
+  handle: ProcessHandle,
+  capture: CaptureBackend,
+  escalationAdvertised: boolean,
+  holdsLeftovers = false,
+): JobSource {
+  let killed = false;
+  // Not async: a command without leftovers settles in the same turn as before, ahead of its caller's next step.
+  const settled = handle.done.then((outcome): JobSettlement | Promise<JobSettlement> => {
+    const ended = settlement(outcome);
+    if (!holdsLeftovers || !outcome.leftover) return ended;
+    return handle.gone.then(() => (killed ? { ...ended, state: 'killed' } : ended));
+  });
   return {
     captureId: handle.captureId,
-    settled: handle.done.then(settlement),
-    kill: () => handle.kill(),
+    settled,
+    kill: () => {
+      killed = true;
+      handle.kill();
+    },
     spillPaths: () =>
       STREAMS.flatMap((stream) => {
         const info = capture.info(handle.captureId, stream);
@@ -24,7 +41,7 @@ export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, es
   };
 }
 
-function settlement(outcome: ProcessOutcome): JobSettlement {
+export function settlement(outcome: ProcessOutcome): JobSettlement {
   if (outcome.error !== undefined) return { state: 'failed', detail: outcome.error };
   const detail =
     outcome.signal !== null

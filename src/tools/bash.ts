@@ -7,7 +7,7 @@ import type { JobRegistry } from '../jobs/registry.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
 import { bashOutputSchema } from './output-schemas.js';
 import type { BashToolConfig } from './bash-config.js';
-import { bashJobSource } from './bash-job-source.js';
+import { bashJobSource, settlement } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
@@ -220,7 +220,7 @@ export class BashTool {
       description: args.description.trim(),
       ownerId: context.sessionId,
       callId: context.callId,
-      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode, context)),
+      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode, context), true),
       foreground: true,
     });
     const ended = await waitFor(handle, spec.timeoutMs, context.signal);
@@ -254,7 +254,13 @@ export class BashTool {
     };
     const sandbox = handle.sandboxFacts();
     if (sandbox) facts.sandbox = sandbox;
-    jobs.remove(job.id);
+    // What the command left running stays visible and killable as a job of the session, until it ends.
+    const left = outcome.leftover;
+    if (left && jobs.keepLeftover(job.id, jobTexts.leftoverDetail(left, settlement(outcome).detail))) {
+      facts.leftover = { count: left, jobId: job.id };
+    } else {
+      jobs.remove(job.id);
+    }
     if (sandbox?.runnerFailed) throw new ShellringError('SHELLRING_SPAWN_FAILED', `${outcome.error}\n${markers.runnerFailed(sandbox.mode)}`);
     if (outcome.error !== undefined) throw new ShellringError('SHELLRING_SPAWN_FAILED', outcome.error);
     return foregroundResult(facts, this.#hint(sandbox?.mode, context));
@@ -268,7 +274,10 @@ export class BashTool {
     if (result.sandbox?.runnerFailed) {
       throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
     }
-    return foregroundResult(result, this.#hint(result.sandbox?.mode, context));
+    // No job can hold what the command left running here: it ends on its own or with the session.
+    const { leftover, ...rest } = result;
+    const facts: ForegroundFacts = leftover ? { ...rest, leftover: { count: leftover } } : rest;
+    return foregroundResult(facts, this.#hint(result.sandbox?.mode, context));
   }
 }
 
@@ -284,6 +293,7 @@ function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean)
     stdout: facts.stdout,
     stderr: facts.stderr,
     ...(facts.sandbox ? { sandbox: facts.sandbox } : {}),
+    ...(facts.leftover ? { leftover: facts.leftover } : {}),
   });
 }
 

@@ -29,6 +29,10 @@ export const bashOutputSchema = z.looseObject({
   stdout: stream.optional(),
   stderr: stream.optional(),
   sandbox: sandboxFacts.optional(),
+  leftover: z
+    .looseObject({ count: z.number().int().positive(), jobId: z.string().optional() })
+    .optional()
+    .describe('foreground: processes the command left running, and the background job that holds them, if any.'),
   jobId: z.string().optional().describe('background and promoted: the job to read with job_output.'),
   output: z.string().optional().describe('promoted: the output shown before the hand-off.'),
 });
