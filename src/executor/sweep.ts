@@ -1,6 +1,6 @@
 // The host-side sweep for a runner that cannot clean up itself (stopped, or killed): finds its tree and the
 // command's process group and session in /proc, and SIGKILLs them; and the count of what a command left running.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 interface Entry {
   pid: number;
@@ -62,8 +62,10 @@ export async function sweep(runnerPid: number | undefined, group: number | undef
   for (const pid of sweepTargets(runnerPid, group)) signal(pid, 'SIGKILL');
 }
 
-/** How many live processes are below `root`: walks each task's `children` file, so it costs what the tree holds,
- * not a scan of every process on the host; where those files are absent, the full scan. */
+/** How many live processes are below `root` that outlive the command: walks each task's `children` file, so it
+ * costs what the tree holds, not a scan of every process on the host; where those files are absent, the full scan.
+ * The sandbox's own processes do not count: bubblewrap itself, and whatever runs in the pid namespace it made,
+ * which the kernel kills when that namespace's first process ends (under load some may not have died yet). */
 export function countDescendants(root: number): number {
   const found = new Set<number>();
   const queue = [root];
@@ -77,8 +79,9 @@ export function countDescendants(root: number): number {
       queue.push(kid);
     }
   }
+  const home = pidNamespace(root);
   let live = 0;
-  for (const pid of found) if (alive(pid)) live += 1;
+  for (const pid of found) if (alive(pid) && pidNamespace(pid) === home && commandName(pid) !== 'bwrap') live += 1;
   return live;
 }
 
@@ -105,6 +108,22 @@ function childrenOf(pid: number): number[] | undefined {
 }
 
 /** Not ended: present in /proc and not a zombie waiting to be reaped. */
+function pidNamespace(pid: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return undefined;
+  }
+}
+
+function commandName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'latin1').trimEnd();
+  } catch {
+    return undefined;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
