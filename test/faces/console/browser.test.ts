@@ -119,7 +119,7 @@ describe('the web console in chromium', () => {
     // The card ends with the exit pill parsed from that result.
     const card = page.locator('[data-call]').filter({ hasText: 'Wait for a whole minute' });
     await expect.poll(() => card.locator('[data-pill]').textContent()).toBe('signal SIGTERM');
-    expect(await card.locator('pre.result').textContent()).toContain('[stopped: the person needs the machine now]');
+    await expect.poll(() => card.locator('pre.result').textContent()).toContain('[stopped: the person needs the machine now]');
     await page.close();
   });
 

@@ -1,6 +1,6 @@
 // The console page: sessions, the selected session's timeline, approvals and the task list, fed by one stream.
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { openStream, post, spillUrl } from './api.js';
 import { attach, converter, outputOf, resetOutputs } from './output.js';
@@ -43,7 +43,8 @@ function Output({ jobId }) {
 /** A finished result: its colours rendered by ansi_up, which escapes every other character. */
 function ResultText({ result }) {
   const ref = useRef(null);
-  useEffect(() => {
+  // Before the frame is painted, so a finished card never shows an empty result first.
+  useLayoutEffect(() => {
     ref.current.innerHTML = converter().ansi_to_html(result.text);
   }, [result.text]);
   return html`<pre class="result">${result.cut > 0 ? html`<span class="skip">[console: first ${result.cut} characters not shown]\n</span>` : null}<span ref=${ref}></span></pre>`;
