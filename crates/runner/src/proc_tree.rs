@@ -75,8 +75,10 @@ fn descendants_by_scan(root: Pid) -> Vec<Pid> {
 }
 
 /// SIGKILLs the process group `pgid` and every descendant of `root` until none is left, calling `reap` between
-/// rounds (bounded: a descendant may fork while we look).
+/// rounds (bounded: a descendant may fork while we look). Nothing is left only when two rounds in a row find
+/// nothing: a process whose parent just died is on its way to `root` and shows in no `children` file meanwhile.
 pub fn kill_all(root: Pid, pgid: Option<Pid>, mut reap: impl FnMut()) {
+    let mut empty_rounds = 0;
     for _ in 0..200 {
         if let Some(pgid) = pgid {
             let _ = killpg(pgid, Signal::SIGKILL);
@@ -86,7 +88,8 @@ pub fn kill_all(root: Pid, pgid: Option<Pid>, mut reap: impl FnMut()) {
             let _ = kill(pid, Signal::SIGKILL);
         }
         reap();
-        if left.is_empty() {
+        empty_rounds = if left.is_empty() { empty_rounds + 1 } else { 0 };
+        if empty_rounds == 2 {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
