@@ -3,24 +3,14 @@
 import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { bash, collectNotices, settledJob, text, until } from '../helpers/calls.js';
+import { runtimes } from '../helpers/runtimes.js';
 import { processesWith } from '../helpers/processes.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-leftover-')));
-const opened: Runtime[] = [];
+const open = runtimes();
 let serial = 0;
-
-async function open(options: RuntimeOptions = {}): Promise<Runtime> {
-  const runtime = await createRuntime({ ...options, executor: { threads: 1, ...options.executor } });
-  opened.push(runtime);
-  return runtime;
-}
-
-afterAll(async () => {
-  await Promise.all(opened.map((runtime) => runtime.close()));
-});
 
 /** The job named in the leftover line. */
 function leftoverJob(result: string): string {

@@ -3,23 +3,14 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createRuntime, type ApprovalRequest, type Runtime, type RuntimeOptions } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../src/index.js';
 import { text } from '../helpers/calls.js';
+import { runtimes } from '../helpers/runtimes.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-session-')));
-const opened: Runtime[] = [];
+const open = runtimes();
 let serial = 0;
-
-async function open(options: RuntimeOptions = {}): Promise<Runtime> {
-  const runtime = await createRuntime({ ...options, executor: { threads: 1, ...options.executor } });
-  opened.push(runtime);
-  return runtime;
-}
-
-afterAll(async () => {
-  await Promise.all(opened.map((runtime) => runtime.close()));
-});
 
 const echo = { command: 'echo hi', description: 'Say hi' };
 const write = { command: 'echo x > escalated.txt', description: 'Write a file' };
