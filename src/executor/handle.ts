@@ -22,41 +22,57 @@ export class StartedCommand implements ProcessHandle {
   readonly done: Promise<ProcessOutcome>;
   readonly stdout: ObservedReader;
   readonly stderr: ObservedReader;
+  /** Settles when nothing of the command is left: its runner has exited, or it never started. */
+  readonly gone: Promise<void>;
   #status: ProcessStatus = 'running';
   #exitCode: number | null = null;
   #signal: string | null = null;
   #cause: KillCause | null = null;
   #capture: CaptureBackend;
   #launch: Launch | undefined;
+  /** Neither launched nor settled: its spec is still being prepared. */
+  #waiting = true;
   #released = false;
+  #settle!: (outcome: ProcessOutcome) => void;
+  #markGone!: () => void;
 
   #sandbox: SandboxSpec | undefined;
   #outcome: ProcessOutcome | undefined;
   /** Told once, at release, how many bytes the command wrote and how many of them went to spill files. */
   onRelease?: (capturedBytes: number, spilledBytes: number) => void;
 
-  constructor(
-    capture: CaptureBackend,
-    captureId: number,
-    launch: Launch | undefined,
-    sandbox: SandboxSpec | undefined,
-    failure?: string,
-  ) {
+  /** A handle over `captureId` whose command starts later, with `launch`, or never, with `fail` or a kill. */
+  constructor(capture: CaptureBackend, captureId: number) {
     this.#capture = capture;
-    this.#sandbox = sandbox;
     this.captureId = captureId;
-    this.#launch = launch;
     this.stdout = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDOUT, from, max) };
     this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDERR, from, max) };
-    const done = launch ? this.#follow(launch) : Promise.resolve(this.#fail(failure ?? 'the command did not start'));
-    this.done = done.then((outcome) => (this.#outcome = outcome));
+    this.done = new Promise<ProcessOutcome>((resolve) => (this.#settle = resolve)).then((outcome) => (this.#outcome = outcome));
+    this.gone = new Promise<void>((resolve) => (this.#markGone = resolve));
   }
 
-  /** A command that never reached a worker: settled as killed, the reason readable once on stderr. */
-  static failed(capture: CaptureBackend, captureId: number, error: string, sandbox?: SandboxSpec): StartedCommand {
-    capture.write(captureId, STDERR, Buffer.from(`${error}\n`));
-    capture.finish(captureId);
-    return new StartedCommand(capture, captureId, undefined, sandbox, error);
+  /** True until the command is launched or the handle settles without it. */
+  get waiting(): boolean {
+    return this.#waiting;
+  }
+
+  /** The command runs under `launch`; the handle follows it to its end. */
+  launch(launch: Launch, sandbox: SandboxSpec | undefined): void {
+    this.#waiting = false;
+    this.#launch = launch;
+    this.#sandbox = sandbox;
+    void launch.gone.then(this.#markGone);
+    void this.#follow(launch).then(this.#settle);
+  }
+
+  /** The command never started: settled as failed, the reason readable once on stderr. */
+  fail(error: string, sandbox?: SandboxSpec): void {
+    this.#waiting = false;
+    this.#sandbox = sandbox;
+    this.#capture.write(this.captureId, STDERR, Buffer.from(`${error}\n`));
+    this.#capture.finish(this.captureId);
+    this.#markGone();
+    this.#settle(this.#fail(error));
   }
 
   get status(): ProcessStatus {
@@ -71,11 +87,6 @@ export class StartedCommand implements ProcessHandle {
   /** What ended the command when it was ended from outside: the first cause wins. */
   get cause(): KillCause | null {
     return this.#cause;
-  }
-
-  /** Settles when the runner has exited: whatever the command left running has ended too. */
-  get gone(): Promise<void> {
-    return this.#launch?.gone ?? Promise.resolve();
   }
 
   kill(): void {
@@ -111,6 +122,8 @@ export class StartedCommand implements ProcessHandle {
 
   release(): void {
     if (this.#released) return;
+    // A command still being prepared must never start writing into a freed capture.
+    if (this.#waiting) this.#end('kill');
     this.#released = true;
     if (this.onRelease) {
       let captured = 0;
@@ -132,7 +145,17 @@ export class StartedCommand implements ProcessHandle {
   #end(cause: KillCause): void {
     if (this.#status !== 'running' || this.#cause) return;
     this.#cause = cause;
-    this.#launch?.kill(cause);
+    if (this.#launch) {
+      this.#launch.kill(cause);
+      return;
+    }
+    if (!this.#waiting) return;
+    // Ended while still being prepared: it settles now, and nothing is ever started for it.
+    this.#waiting = false;
+    this.#capture.finish(this.captureId);
+    this.#status = 'killed';
+    this.#markGone();
+    this.#settle({ status: 'killed', exitCode: null, signal: null });
   }
 
   async #follow(launch: Launch): Promise<ProcessOutcome> {

@@ -35,6 +35,8 @@ export class LocalExecutor {
   readonly cgroups: SessionCgroups;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
+  /** Handles whose spec is still being prepared, with their session's key. */
+  readonly #preparing = new Map<StartedCommand, string>();
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Output of released commands, for metrics: every byte written, and the bytes that went to spill files. */
@@ -122,22 +124,41 @@ export class LocalExecutor {
   }
 
   /**
-   * A handle for a command that never started because its preparation failed: it settles at once as failed,
-   * with `error` as its stderr and its failure detail.
+   * Starts, with no deadline, a command whose spec is still being prepared (a sandbox probe, say): the handle and
+   * its capture exist at once, with the configured output caps and `sessionId`'s spill place, and the command
+   * starts when `spec` resolves. A preparation that rejects settles the handle as failed with its message; a kill
+   * first settles it as killed, and nothing is started for it.
    */
-  failed(error: string, options: { sessionId?: string; ring?: boolean } = {}): ProcessHandle {
-    const captureId = this.capture.create({
-      stdoutCap: this.config.maxOutputBytes,
-      stderrCap: this.config.maxOutputBytes,
-      ring: options.ring || undefined,
-    });
-    return StartedCommand.failed(this.capture, captureId, error);
+  startWhenReady(spec: Promise<ExecSpec>, options: { sessionId?: string; ring?: boolean } = {}): ProcessHandle {
+    if (this.#closed) {
+      // Nothing will follow this preparation: its failure must not surface as an unhandled rejection.
+      spec.catch(() => undefined);
+      throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
+    }
+    const { maxOutputBytes, maxSpillBytes } = this.config;
+    const caps = { stdoutMaxBytes: maxOutputBytes, stderrMaxBytes: maxOutputBytes, maxSpillBytes };
+    const handle = this.#open({ ...caps, sessionId: options.sessionId }, options.ring ?? false);
+    const key = options.sessionId ?? '';
+    this.#preparing.set(handle, key);
+    void spec.then(
+      (ready) => {
+        this.#preparing.delete(handle);
+        if (handle.waiting) this.#begin(handle, ready, null);
+      },
+      (error: unknown) => {
+        this.#preparing.delete(handle);
+        if (handle.waiting) handle.fail(error instanceof Error ? error.message : String(error));
+      },
+    );
+    return handle;
   }
 
   /** Kills what the session still runs (descendants included) and removes its spill files. */
   async closeSession(sessionId: string | undefined): Promise<void> {
-    const launches = this.#bySession.get(sessionId ?? '');
-    this.#bySession.delete(sessionId ?? '');
+    const key = sessionId ?? '';
+    for (const [handle, owner] of this.#preparing) if (owner === key) handle.kill();
+    const launches = this.#bySession.get(key);
+    this.#bySession.delete(key);
     if (launches) await this.#end([...launches]);
     await this.cgroups.closeSession(sessionId);
     this.spills.closeSession(sessionId);
@@ -148,6 +169,7 @@ export class LocalExecutor {
   close(): Promise<void> {
     this.#closed = true;
     this.#closing ??= (async () => {
+      for (const handle of this.#preparing.keys()) handle.kill();
       await this.#end([...this.#launches]);
       await this.#hosts.close();
       await this.cgroups.close();
@@ -168,18 +190,39 @@ export class LocalExecutor {
 
   #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): StartedCommand {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
-    const used = this.spills.used(spec.sessionId, this.capture);
+    const handle = this.#open(spec, ring);
+    this.#begin(handle, spec, timeoutMs);
+    return handle;
+  }
+
+  /** A handle with a fresh capture for the session's command, counted at release. */
+  #open(caps: Pick<ExecSpec, 'stdoutMaxBytes' | 'stderrMaxBytes' | 'maxSpillBytes' | 'sessionId'>, ring: boolean): StartedCommand {
+    const { sessionId } = caps;
+    const used = this.spills.used(sessionId, this.capture);
     const captureId = this.capture.create({
-      stdoutCap: spec.stdoutMaxBytes,
-      stderrCap: spec.stderrMaxBytes,
-      spillDir: this.spills.dirFor(spec.sessionId),
-      spillCap: Math.max(0, Math.min(spec.maxSpillBytes, this.config.sessionSpillQuota - used)),
+      stdoutCap: caps.stdoutMaxBytes,
+      stderrCap: caps.stderrMaxBytes,
+      spillDir: this.spills.dirFor(sessionId),
+      spillCap: Math.max(0, Math.min(caps.maxSpillBytes, this.config.sessionSpillQuota - used)),
       ring: ring || undefined,
     });
+    this.spills.opened(sessionId, captureId);
+    const handle = new StartedCommand(this.capture, captureId);
+    handle.onRelease = (captured, spilled) => {
+      this.#count(captured, spilled);
+      this.spills.released(sessionId, captureId, spilled);
+    };
+    return handle;
+  }
+
+  /** Hands the command to a supervisor worker; a workdir that cannot be entered settles the handle as failed. */
+  #begin(handle: StartedCommand, spec: ExecSpec, timeoutMs: number | null): void {
+    // A command whose preparation outlived the executor: close() has ended every handle still preparing.
+    if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
     const problem = workdirProblem(spec.workdir);
-    if (problem) return StartedCommand.failed(this.capture, captureId, problem, spec.sandbox);
+    if (problem) return handle.fail(problem, spec.sandbox);
     const launch = new Launch(this.#hosts, {
-      captureId,
+      captureId: handle.captureId,
       command: spec.command,
       cwd: spec.workdir,
       env: spec.env,
@@ -199,13 +242,7 @@ export class LocalExecutor {
       this.#launches.delete(launch);
       session.delete(launch);
     });
-    this.spills.opened(spec.sessionId, captureId);
-    const handle = new StartedCommand(this.capture, captureId, launch, spec.sandbox);
-    handle.onRelease = (captured, spilled) => {
-      this.#count(captured, spilled);
-      this.spills.released(spec.sessionId, captureId, spilled);
-    };
-    return handle;
+    handle.launch(launch, spec.sandbox);
   }
 
   async #end(launches: Launch[]): Promise<void> {

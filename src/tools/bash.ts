@@ -79,7 +79,7 @@ export class BashTool {
       this.#checkPolicy(args);
       const mode = await this.#mode(args, context);
       if (context.signal?.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
-      if (args.run_in_background) return await this.#startBackground(args, context, mode);
+      if (args.run_in_background) return this.#startBackground(args, context, mode);
       return await this.#foreground(args, await this.#spec(args, context, mode), context);
     } catch (error) {
       return errorResult(error);
@@ -135,6 +135,8 @@ export class BashTool {
       throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noApprovalService(requested));
     }
     if (!context.sessionId) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noAgent(requested));
+    // A person is never asked about a background call that the job limit would then refuse.
+    if (args.run_in_background) this.#deps.jobs?.assertAdmits(context.sessionId);
     const justification = args.justification.trim();
     const outcome = await askApproval(
       { policy: approval?.policy, request },
@@ -187,18 +189,15 @@ export class BashTool {
   }
 
   /**
-   * Admits the job and returns its id at once. Preparing the command (environment, sandbox) may still fail: then
-   * the admitted job settles as failed with the reason, where the model reads it like any other outcome.
+   * Admits the job and returns its id at once, while the command is still being prepared (environment, sandbox
+   * probe and confinement). A preparation or startup failure settles the admitted job as failed with its reason,
+   * where the model reads it like any other outcome; a kill meanwhile settles it as killed before anything starts.
    */
-  async #startBackground(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ToolResult> {
+  #startBackground(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): ToolResult {
     const jobs = this.#deps.jobs!;
     jobs.assertAdmits(context.sessionId);
-    let handle: ProcessHandle;
-    try {
-      handle = this.#deps.executor.start(await this.#spec(args, context, mode), { ring: true });
-    } catch (error) {
-      handle = this.#deps.executor.failed((error as Error).message, { sessionId: context.sessionId, ring: true });
-    }
+    const spec = this.#spec(args, context, mode);
+    const handle = this.#deps.executor.startWhenReady(spec, { sessionId: context.sessionId, ring: true });
     const job = jobs.start({
       kind: 'bash',
       label: bashJobLabel(args.command),
