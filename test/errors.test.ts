@@ -56,7 +56,7 @@ describe('ShellringError', () => {
   });
 
   it('keeps the contract spelling SANDBOX_UNAVAILABLE when no backend can confine', async () => {
-    const sandbox = new Sandbox({ mode: 'read-only', backend: 'landlock', network: 'allow', bwrapPath: 'bwrap' }, '/nonexistent/runner', []);
+    const sandbox = new Sandbox({ mode: 'read-only', backend: 'landlock', network: 'allow', allowUnixSockets: false, bwrapPath: 'bwrap' }, '/nonexistent/runner', []);
     const error = await sandbox.confine('read-only', work, 'errors').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShellringError);
     expect(error).toMatchObject({

@@ -21,6 +21,7 @@ export const RUNTIME_FLAGS: Record<string, OptionSpec> = {
   sandbox: { type: 'string' },
   'sandbox-backend': { type: 'string' },
   network: { type: 'string' },
+  'allow-unix-sockets': { type: 'boolean' },
   'env-inherit': { type: 'string' },
   'env-exclude': { type: 'string' },
   'env-include-only': { type: 'string' },
@@ -76,10 +77,11 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
     if (runtime.jobs === false) throw usageError('--max-jobs conflicts with "jobs": false in the config file');
     runtime.jobs = { ...runtime.jobs, maxJobsPerOwner: maxJobs };
   }
-  const sandbox: Record<string, string> = {};
+  const sandbox: Record<string, string | boolean> = {};
   if (typeof values.sandbox === 'string') sandbox.mode = values.sandbox;
   if (typeof values['sandbox-backend'] === 'string') sandbox.backend = values['sandbox-backend'];
   if (typeof values.network === 'string') sandbox.network = values.network;
+  if (values['allow-unix-sockets'] === true) sandbox.allowUnixSockets = true;
   if (Object.keys(sandbox).length > 0) runtime.sandbox = { ...runtime.sandbox, ...sandbox } as RuntimeOptions['sandbox'];
   // Judged now, by the schema createRuntime uses, so a bad value fails before anything starts.
   parseRuntimeOptions(runtime);

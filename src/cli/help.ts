@@ -14,6 +14,7 @@ const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
   --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
   --sandbox-backend <name>         landlock (default) or bubblewrap
   --network <allow|deny>           Network access of confined commands (default allow)
+  --allow-unix-sockets             With --network deny, still allow unix sockets (every named one visible)
   --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
   --env-exclude <globs>            Comma-separated name globs to remove
   --env-include-only <globs>       Comma-separated name globs to keep (all others removed)

@@ -20,9 +20,9 @@ export const Config: Schema<Config> = Schema.intersect([
 ]) as Schema<Config>;
 
 export function apply(ctx: Context, config: Config): void {
-  const { mode, backend, network, bwrapPath, ...executorConfig } = config;
+  const { mode, backend, network, allowUnixSockets, bwrapPath, ...executorConfig } = config;
   const executor = assembleExecutor(executorConfig);
-  const sandbox = assembleSandbox({ mode, backend, network, bwrapPath }, executor, resolveDshHome());
+  const sandbox = assembleSandbox({ mode, backend, network, allowUnixSockets, bwrapPath }, executor, resolveDshHome());
   ctx.set('shell', executor);
   ctx.set('sandboxPolicy', sandbox);
   closeOnDispose(ctx, async () => {

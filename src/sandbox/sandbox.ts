@@ -14,6 +14,8 @@ export interface SandboxConfig {
   backend: SandboxBackend;
   /** Modes govern file writes; network is a separate switch, allowed by default. */
   network: 'allow' | 'deny';
+  /** With network 'deny': unix sockets still allowed (every named one the command can see). */
+  allowUnixSockets: boolean;
   /** The bubblewrap executable, for backend 'bubblewrap'. */
   bwrapPath: string;
 }
@@ -69,12 +71,12 @@ export class Sandbox {
   async confine(mode: SandboxMode, cwd: string, sessionId: string | undefined): Promise<Confinement> {
     const root = canonical(cwd);
     if (mode === 'danger-full-access') return { policy: { mode, runnerArgs: [] }, env: {}, root };
-    const { backend, bwrapPath, network } = this.#config;
+    const { backend, bwrapPath, network, allowUnixSockets } = this.#config;
     if (!(await backendUsable(backend, this.#runner, bwrapPath))) {
       throw new ShellringError('SANDBOX_UNAVAILABLE', executorErrors.sandboxUnavailable(mode));
     }
     const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];
-    if (network === 'deny') args.push('--deny-network');
+    if (network === 'deny') args.push('--deny-network', ...(allowUnixSockets ? ['--allow-unix-sockets'] : []));
     // Other sessions' spill files and temporary directories: empty in this command's view.
     for (const path of [...this.#hidden, this.#tmpRootDir()]) args.push('--hide', path);
     const env: Record<string, string> = {};

@@ -2,6 +2,7 @@
 // schema, and the one precedence (flag, then environment, then file, then default).
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, cli, httpTransport, newClient, textOf, workdir } from './helpers.js';
@@ -39,7 +40,28 @@ describe('run with --config and flags', () => {
     expect(shellring(['run', '--env-exclude', 'CONFIG_PROBE_*', '--', 'echo "${CONFIG_PROBE_A-gone}"'], { CONFIG_PROBE_A: 'here' }).stdout).toBe('gone\n');
   });
 
+  it('--allow-unix-sockets lets a command under --network deny reach a named unix socket, and only with it', async () => {
+    const path = join(work, 'flag.sock');
+    const server = createServer((socket) => socket.end('unix-ok\n'));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const client = `${process.execPath} -e "require('net').connect('${path}').on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log(e.code))"`;
+    const run = (extra: string[]) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, [cli, 'run', '--sandbox', 'read-only', '--network', 'deny', ...extra, '--', client], { cwd: work });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.once('exit', () => resolve(out));
+      });
+    try {
+      expect(await run(['--allow-unix-sockets'])).toBe('unix-ok\n');
+      expect(await run([])).toBe('EACCES\n');
+    } finally {
+      server.close();
+    }
+  });
+
   it.each([
+    [['run', '--allow-unix-sockets=yes', '--', 'true'], /^shellring run: option '--allow-unix-sockets' takes no value/],
     [['run', '--config', 'missing.json', '--', 'true'], /^shellring run: cannot read --config 'missing\.json': ENOENT/],
     [['run', '--config', 'BROKEN', '--', 'true'], /^shellring run: cannot read --config '.+broken\.json': .*JSON/],
     [['run', '--config', 'UNKNOWN', '--', 'true'], /^shellring run: invalid --config '.+unknown\.json': executor: Unrecognized key: "bogus"\n/],

@@ -17,6 +17,8 @@ pub struct Plan {
     pub backend: Backend,
     pub writable: Vec<String>,
     pub deny_network: bool,
+    /// With the network denied, unix sockets may still be made and connected (any named socket the command sees).
+    pub allow_unix_sockets: bool,
     /// Directories hidden from a confined command (the runtime's state): empty in its view.
     pub hidden: Vec<String>,
     /// Cgroup directories (one per hierarchy) the command joins before it runs.
@@ -41,7 +43,7 @@ pub enum Invocation {
     ExecLimited { nproc: u64, argv: Vec<String> },
 }
 
-pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network]\n         [--cgroup DIR]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n(fd 3 must be the status socket when running a command)";
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--cgroup DIR]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n(fd 3 must be the status socket when running a command)";
 
 /// # Errors
 /// A message naming the bad argument.
@@ -49,6 +51,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let mut backend = Backend::None;
     let mut writable = Vec::new();
     let mut deny_network = false;
+    let mut allow_unix_sockets = false;
     let mut hidden = Vec::new();
     let mut cgroups = Vec::new();
     let mut nproc = None;
@@ -73,6 +76,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--bwrap" => backend = Backend::Bubblewrap(value(&mut iter, arg)?),
             "--rw" => writable.push(value(&mut iter, arg)?),
             "--deny-network" => deny_network = true,
+            "--allow-unix-sockets" => allow_unix_sockets = true,
             "--hide" => hidden.push(value(&mut iter, arg)?),
             "--cgroup" => cgroups.push(value(&mut iter, arg)?),
             "--nproc" => {
@@ -91,7 +95,11 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                 if iter.next().is_some() {
                     return Err("-c <command> must come last".into());
                 }
-                return Ok(Invocation::Run(Plan { command, backend, writable, deny_network, hidden, cgroups, nproc, isolation }));
+                if allow_unix_sockets && !deny_network {
+                    return Err("--allow-unix-sockets applies only with --deny-network".into());
+                }
+                let plan = Plan { command, backend, writable, deny_network, allow_unix_sockets, hidden, cgroups, nproc, isolation };
+                return Ok(Invocation::Run(plan));
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -167,6 +175,17 @@ mod tests {
         assert!(matches!(plan.backend, Backend::Landlock));
         assert_eq!(plan.writable, ["/tmp/a", "/tmp/b"]);
         assert!(plan.deny_network);
+        assert!(!plan.allow_unix_sockets);
+    }
+
+    #[test]
+    fn unix_sockets_allowed_only_with_the_network_denied() {
+        let plan = run(&["--bwrap", "bwrap", "--allow-unix-sockets", "--deny-network", "-c", "true"]);
+        assert!(plan.deny_network && plan.allow_unix_sockets);
+        assert_eq!(
+            parse(&args(&["--landlock", "--allow-unix-sockets", "-c", "true"])).err().as_deref(),
+            Some("--allow-unix-sockets applies only with --deny-network")
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! System-call filters (seccompiler): no new sockets but netlink when the network is denied, and, where no mount
-//! namespace is possible, no change of mode, owner, times or extended attributes anywhere.
+//! System-call filters (seccompiler): no new sockets but netlink (and unix, when allowed) when the network is denied,
+//! and, where no mount namespace is possible, no change of mode, owner, times or extended attributes anywhere.
 
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
@@ -35,16 +35,23 @@ fn arch() -> Result<seccompiler::TargetArch, String> {
     std::env::consts::ARCH.try_into().map_err(|e| format!("seccomp: {e:?}"))
 }
 
-/// Denies creating any socket but netlink (EACCES): no TCP, no UDP, no unix socket to connect anywhere, and no
-/// raw or packet socket. io_uring is refused too, since its socket operations would pass the filter by.
+/// Denies creating any socket but netlink (EACCES): no TCP, no UDP, no raw or packet socket, and, unless
+/// `allow_unix` is set, no unix socket to connect anywhere. io_uring is refused too, since its socket operations
+/// would pass the filter by.
 ///
 /// # Errors
 /// The compiler's message; the command must then not run.
-pub fn network_filter() -> Result<BpfProgram, String> {
-    let not_netlink = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_NETLINK as u64)
-        .map_err(|e| format!("seccomp: {e}"))?;
+pub fn network_filter(allow_unix: bool) -> Result<BpfProgram, String> {
+    let not = |family: i32| {
+        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family as u64).map_err(|e| format!("seccomp: {e}"))
+    };
+    // The conditions of one rule must all hold: the family is none of the allowed ones.
+    let mut refused = vec![not(libc::AF_NETLINK)?];
+    if allow_unix {
+        refused.push(not(libc::AF_UNIX)?);
+    }
     let mut rules = BTreeMap::new();
-    rules.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_netlink]).map_err(|e| format!("seccomp: {e}"))?]);
+    rules.insert(libc::SYS_socket, vec![SeccompRule::new(refused).map_err(|e| format!("seccomp: {e}"))?]);
     rules.insert(libc::SYS_io_uring_setup, vec![]);
     compile(rules, libc::EACCES)
 }
@@ -127,11 +134,39 @@ mod tests {
 
     #[test]
     fn the_network_filter_refuses_inet_and_unix_sockets_but_not_netlink() {
-        let program = network_filter().unwrap();
+        let program = network_filter(false).unwrap();
         assert_eq!(under(&program, || socket_errno(libc::AF_INET)), libc::EACCES);
         assert_eq!(under(&program, || socket_errno(libc::AF_INET6)), libc::EACCES);
         assert_eq!(under(&program, || socket_errno(libc::AF_UNIX)), libc::EACCES);
         assert_eq!(under(&program, || socket_errno(libc::AF_NETLINK)), 0);
+    }
+
+    #[test]
+    fn allowing_unix_sockets_lets_unix_through_and_nothing_else() {
+        let program = network_filter(true).unwrap();
+        assert_eq!(under(&program, || socket_errno(libc::AF_UNIX)), 0);
+        assert_eq!(under(&program, || socket_errno(libc::AF_NETLINK)), 0);
+        type Probe = (&'static str, fn() -> i32);
+        let refused: [Probe; 4] = [
+            ("inet", || socket_errno(libc::AF_INET)),
+            ("inet6", || socket_errno(libc::AF_INET6)),
+            ("packet", || socket_errno(libc::AF_PACKET)),
+            ("vsock", || socket_errno(libc::AF_VSOCK)),
+        ];
+        for (family, probe) in refused {
+            assert_eq!(under(&program, probe), libc::EACCES, "{family}");
+        }
+        let uring = || {
+            // SAFETY: io_uring_setup with a zeroed parameter block; a ring, if made, is closed at once.
+            let mut params = [0u8; 120];
+            let fd = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
+            if fd >= 0 {
+                unsafe { libc::close(fd as i32) };
+                return 0;
+            }
+            std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+        };
+        assert_eq!(under(&program, uring), libc::EACCES);
     }
 
     #[test]
@@ -153,7 +188,7 @@ mod tests {
 
     #[test]
     fn the_program_bytes_are_eight_per_instruction() {
-        let program = network_filter().unwrap();
+        let program = network_filter(false).unwrap();
         let fd = program_fd(&program).unwrap();
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut bytes).unwrap();

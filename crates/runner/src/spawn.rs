@@ -115,7 +115,7 @@ fn read_report(pipe: &OwnedFd) -> Option<(u32, i32)> {
 
 fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
     let network = if plan.deny_network && !matches!(plan.backend, Backend::None) {
-        Some(seccomp::network_filter()?)
+        Some(seccomp::network_filter(plan.allow_unix_sockets)?)
     } else {
         None
     };
