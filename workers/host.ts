@@ -2,11 +2,13 @@
 // events (process exits, status lines, timers); there is no per-command Piscina task and no per-worker cap.
 import type { MessagePort } from 'node:worker_threads';
 import type { AttachTask, HostEvent, HostRequest, SupervisorResult } from '../src/executor/protocol.js';
+import { ForkServer } from './fork-server.js';
 import { Supervised } from './supervisor.js';
 
 /** Attaches a host to this worker and returns once the pool says every worker has one (so each gets its own). */
 export default function attach({ port }: AttachTask): Promise<void> {
   const running = new Map<number, Supervised>();
+  const servers = new Map<string, ForkServer>();
   const send = (event: HostEvent) => port.postMessage(event);
   return new Promise((resolve) => {
     port.on('message', (request: HostRequest) => {
@@ -25,7 +27,9 @@ export default function attach({ port }: AttachTask): Promise<void> {
   });
 
   function start(id: number, task: Extract<HostRequest, { type: 'start' }>['task']): void {
-    const run = new Supervised(task);
+    let server = servers.get(task.runnerPath);
+    if (!server) servers.set(task.runnerPath, (server = new ForkServer(task.runnerPath)));
+    const run = new Supervised(task, server);
     running.set(id, run);
     const control = run.control();
     const settled = run.settled.catch(

@@ -1,8 +1,10 @@
-// Parses shellring-runner's out-of-band status lines from its fd 3 socket into events, one at a time.
+// Parses a runner's out-of-band status lines from its status socket into events, one at a time.
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 
 export type RunnerEvent =
+  /** The fork server's child says its pid before anything else. */
+  | { type: 'runner'; pid: number }
   | { type: 'started'; pid: number; enforcement: string }
   | { type: 'exit'; code: number }
   | { type: 'signal'; signal: string }
@@ -14,12 +16,11 @@ export class RunnerStatus {
   #events: RunnerEvent[] = [];
   #waiting: ((event: RunnerEvent) => void) | undefined;
   #ended = false;
+  /** Settles when the socket is closed: the runner has exited (or the socket was destroyed). */
+  readonly closed: Promise<void>;
 
-  constructor(stream: Readable | null | undefined) {
-    if (!stream) {
-      this.#ended = true;
-      return;
-    }
+  constructor(stream: Readable) {
+    this.closed = new Promise((resolve) => stream.once('close', () => resolve()));
     stream.setEncoding('utf8');
     stream.on('data', (text: string) => {
       this.#buffer += text;
@@ -62,6 +63,7 @@ function parse(line: string): RunnerEvent {
     const [pid, enforcement = 'none'] = rest.split(' ');
     return { type: 'started', pid: Number(pid), enforcement };
   }
+  if (word === 'runner') return { type: 'runner', pid: Number(rest) };
   if (word === 'exit') return { type: 'exit', code: Number(rest) };
   if (word === 'signal') return { type: 'signal', signal: signalName(Number(rest)) };
   return { type: 'error', message: rest || line };

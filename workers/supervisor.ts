@@ -1,8 +1,8 @@
-// The supervision of one command through shellring-runner (a worker host runs many at once); output goes straight
-// into native captures.
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
+// The supervision of one command through a runner its worker's fork server forked (a worker host runs many at
+// once); output goes straight into native captures.
+import type { Socket } from 'node:net';
 import { loadBinding } from '../src/native/loader.js';
+import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
@@ -23,10 +23,13 @@ export class Supervised {
   #runnerPid: number | undefined;
   #spawned: Promise<LiveCommand | null>;
   #runnerExited: Promise<void>;
-  #lifeline: Readable | undefined;
+  #lifeline: Socket | undefined;
+  #released = false;
+  #server: ForkServer;
 
-  constructor(task: SupervisorTask) {
+  constructor(task: SupervisorTask, server: ForkServer) {
     this.#task = task;
+    this.#server = server;
     let resolveSpawned!: (value: LiveCommand | null) => void;
     this.#spawned = new Promise((resolve) => (resolveSpawned = resolve));
     let resolveExited!: () => void;
@@ -50,24 +53,14 @@ export class Supervised {
     onSpawned: (value: LiveCommand | null) => void,
     onRunnerExit: () => void,
   ): Promise<SupervisorResult> {
-    const { captureId, command, cwd, env, stdin, runnerPath, runnerArgs } = this.#task;
+    const { captureId, command, cwd, env, stdin, runnerArgs } = this.#task;
     const [outRead, outWrite] = binding.pipe();
     const [errRead, errWrite] = binding.pipe();
     binding.attachReader(captureId, 0, outRead);
     binding.attachReader(captureId, 1, errRead);
-    let child: ChildProcess;
+    let link: Socket;
     try {
-      // Plain child_process: per command it keeps far less on the worker's heap than a promise-wrapped subprocess.
-      child = spawn(runnerPath, [...runnerArgs, '-c', command], {
-        cwd,
-        env,
-        // fd 3: the runner's status socket, and its lifeline: when this end closes, it kills every descendant.
-        stdio: [stdin === undefined ? 'ignore' : 'pipe', outWrite, errWrite, 'pipe'],
-        // Not detached: the runner stays in the host's session but makes its own process group. If the host dies
-        // while a command holds the runner stopped, that group becomes orphaned and the kernel sends it SIGHUP and
-        // SIGCONT, so the runner wakes and ends everything; a runner in a session of its own would stay stopped.
-        detached: false,
-      });
+      link = await this.#server.launch({ cwd, args: [...runnerArgs, '-c', command], env, stdin }, outWrite, errWrite);
     } catch (error) {
       onSpawned(null);
       onRunnerExit();
@@ -76,42 +69,36 @@ export class Supervised {
       binding.finish(captureId);
       return { kind: 'failed', error: failure, runnerFailed: false };
     } finally {
-      // The child holds its own copies now; ours would keep the pipes open past the command's end.
+      // The runner holds its own copies now; ours would keep the pipes open past the command's end.
       binding.closeFd(outWrite);
       binding.closeFd(errWrite);
     }
-    let spawnError: Error | undefined;
-    const exited = new Promise<void>((resolve) => {
-      // A failed spawn reports 'error' and may never report 'exit'.
-      child.once('error', (error) => ((spawnError ??= error), resolve()));
-      child.once('exit', () => resolve());
-    });
-    if (stdin !== undefined) {
-      // A command that never reads its stdin closes the pipe early: EPIPE then is no failure of ours.
-      child.stdin!.on('error', () => {});
-      child.stdin!.end(stdin);
-    }
-    this.#lifeline = child.stdio[3] as Readable;
-    this.#runnerPid = child.pid;
-    void exited.then(() => {
+    this.#lifeline = link;
+    const status = new RunnerStatus(link);
+    void status.closed.then(() => {
       this.#runnerPid = undefined;
       onRunnerExit();
     });
+    if (this.#released) this.#release();
 
-    const status = new RunnerStatus(this.#lifeline);
-    const started = await status.next();
+    let started = await status.next();
+    let runnerPid = 0;
+    if (started.type === 'runner') {
+      this.#runnerPid = runnerPid = started.pid;
+      if (this.#cause) this.#wake(undefined);
+      started = await status.next();
+    }
     clearTimeout(this.#stuckTimer);
     if (started.type !== 'started') {
       onSpawned(null);
-      const failure =
-        started.type === 'error' ? started.message : (await exited, spawnError?.message ?? 'shellring-runner could not be started');
+      const failure = started.type === 'error' ? started.message : 'shellring-runner could not be started';
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
       return { kind: 'failed', error: failure, runnerFailed: started.type === 'error' };
     }
     this.#pgid = started.pid;
-    onSpawned({ pgid: started.pid, runnerPid: child.pid! });
+    onSpawned({ pgid: started.pid, runnerPid });
     if (this.#cause) this.#signalGroup();
 
     const timer =
@@ -168,6 +155,7 @@ export class Supervised {
   #wake(pgid: number | undefined): void {
     if (pgid !== undefined) signalGroup(pgid, 'SIGCONT');
     if (this.#runnerPid !== undefined) signal(this.#runnerPid, 'SIGCONT');
+    else this.#server.wake();
   }
 
   /**
@@ -178,10 +166,12 @@ export class Supervised {
     return binding.drain(this.#task.captureId, this.#task.drainMs);
   }
 
-  /** Ends the lifeline: the runner then kills every descendant left, and exits (woken first if stopped). */
+  /** Ends the lifeline: the runner then kills every descendant left, and exits (woken first if stopped). Only our
+   * half is shut, so the socket's close still tells when the runner has exited. */
   #release(): void {
+    this.#released = true;
     clearTimeout(this.#graceTimer);
-    this.#lifeline?.destroy();
+    this.#lifeline?.end();
     if (this.#runnerPid !== undefined) signal(this.#runnerPid, 'SIGCONT');
   }
 }

@@ -38,6 +38,8 @@ describe('native binding', () => {
         'pipe',
         'readersDone',
         'reclaimSpillRoots',
+        'sendFds',
+        'socketpair',
         'ringAppend',
         'ringObserve',
         'ringRead',

@@ -16,9 +16,10 @@ const repo = join(import.meta.dirname, '..', '..');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-close-faults-')));
 const GRACE_MS = 500;
 
-/** The shellring-runner process among those carrying a marker. */
+/** The shellring-runner process among those carrying a marker (a forked runner's title is one string, spaces
+ * between its words). */
 function runnerOf(marker: string): number | undefined {
-  return processesWith(marker).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('shellring-runner'));
+  return processesWith(marker).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/)[0]!.endsWith('shellring-runner'));
 }
 
 function describeProcess(pid: number): string {
@@ -98,6 +99,23 @@ describe('a SIGKILLed runner', () => {
       await runtime.close();
     }
     expect(processesWith('1235.31')).toEqual([]);
+  });
+});
+
+describe('a SIGKILLed runner whose command left its session', () => {
+  it('takes that descendant with it at once, not only at close', async () => {
+    const runtime = await createRuntime({ executor: { graceMs: GRACE_MS } });
+    try {
+      const s = runtime.session({ id: 'runner-killed-setsid', cwd: work });
+      await background(s, 'setsid sleep 1235.33 & sleep 1235.34; wait');
+      const sleeps = () => processesWith('1235.3').filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0'));
+      await until(() => sleeps().length === 2, 10_000, 'both sleeps');
+      process.kill(runnerOf('1235.34')!, 'SIGKILL');
+      // The runtime stays open: the escaped sleep must not wait for its close.
+      await until(() => processesWith('1235.3').length === 0, 5_000, 'every process of the command gone');
+    } finally {
+      await runtime.close();
+    }
   });
 });
 

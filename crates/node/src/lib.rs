@@ -5,6 +5,7 @@
 //! The per-chunk calls (`write`, `ringAppend`, `ringReadInto`) are plain N-API callbacks in `fast`.
 
 mod fast;
+mod fd_passing;
 mod guard;
 mod js_buffer;
 mod pipes;

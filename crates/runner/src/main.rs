@@ -11,8 +11,10 @@
 //! descendant, including those that left the process group with `setsid` or a double fork: as the child subreaper
 //! it inherits them all.
 //! `--probe` prints what this kernel enforces, as one JSON line on stdout.
+//! `--serve` makes this process a fork server on fd 3 (see `serve`): it forks a runner per command it is sent.
 
-use shellring_runner::{limits, plan, probe, status, supervise};
+use shellring_runner::{limits, plan, probe, serve, status, supervise};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -23,6 +25,16 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(plan::Invocation::Run(plan)) => plan,
+        Ok(plan::Invocation::Serve) => {
+            // SAFETY: F_GETFD on an integer fd has no memory effects; a closed fd yields EBADF.
+            if unsafe { libc::fcntl(3, libc::F_GETFD) } < 0 {
+                eprintln!("shellring-runner: fd 3 is not open; it must be the server socket");
+                return ExitCode::from(2);
+            }
+            // SAFETY: fd 3 is open (checked above) and handed to us by our parent; nothing else here owns it.
+            let socket = unsafe { OwnedFd::from_raw_fd(3) };
+            return ExitCode::from(serve::serve(socket));
+        }
         Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
             let error = limits::exec_limited(nproc, &argv);
             eprintln!("shellring-runner: {error}");
@@ -37,7 +49,7 @@ fn main() -> ExitCode {
         eprintln!("shellring-runner: fd 3 is not open; it must be the status socket");
         return ExitCode::from(2);
     };
-    match supervise::run(&plan, &status) {
+    match supervise::run(&plan, &status, supervise::Parent::Supervisor) {
         supervise::Ended::Ran => ExitCode::SUCCESS,
         supervise::Ended::NotStarted => ExitCode::from(1),
     }

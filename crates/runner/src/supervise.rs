@@ -21,9 +21,18 @@ pub enum Ended {
     NotStarted,
 }
 
+/// Who started the runner, which decides whether its death ends the command.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Parent {
+    /// The supervising worker itself: its death (even a thread's) ends everything.
+    Supervisor,
+    /// The fork server: should it die, the command lives on, still bound to the worker by the status socket.
+    Server,
+}
+
 /// Runs the plan to its end: returns once bash and every descendant have ended, or all were killed because the
 /// supervisor went away or asked us to stop.
-pub fn run(plan: &Plan, status: &Status) -> Ended {
+pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     // Our own process group in the host's session, out of its terminal's reach: should the host die while we are
     // stopped, this group becomes orphaned and the kernel sends it SIGHUP then SIGCONT, which ends our tree.
     let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
@@ -31,7 +40,9 @@ pub fn run(plan: &Plan, status: &Status) -> Ended {
     let _ = nix::sys::prctl::set_child_subreaper(true);
     // A parent that dies without closing the lifeline (its thread ended, it was SIGKILLed mid-spawn) still ends us
     // through the same path as a lost lifeline.
-    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
+    if parent == Parent::Supervisor {
+        let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
+    }
     let sfd = match signals::take() {
         Ok(sfd) => sfd,
         Err(e) => {

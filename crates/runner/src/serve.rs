@@ -1,0 +1,248 @@
+//! The fork server (`--serve`): one long-lived, single-threaded runner per supervisor worker. For each command the
+//! worker sends three descriptors (status socket, stdout, stderr) over the server's socket; the server forks —
+//! without exec, which is safe in a single-threaded process — a child that reads the request from its status
+//! socket and supervises the command exactly as a runner started on its own would. No command pays for a fork of
+//! the Node process or an exec of the runner.
+//!
+//! The server is a subreaper: what a runner left when it was killed (processes that escaped its group with setsid)
+//! comes to the server, which ends it. The server ends at end-of-file on its socket, when its parent thread dies, or
+//! on SIGTERM/SIGINT/SIGHUP; the runners it forked live on until their own lifelines end them.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+
+use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::signal::{kill, Signal};
+use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::{fork, ForkResult, Pid};
+
+use crate::plan::{self, Invocation};
+use crate::status::Status;
+use crate::{proc_tree, request, signals, supervise, title};
+
+/// Serves until the worker goes away. Returns the process exit code.
+pub fn serve(socket: OwnedFd) -> u8 {
+    // A group of our own: a terminal's Ctrl-C reaches the host, which then closes its commands in order.
+    let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
+    let sfd = match signals::take() {
+        Ok(sfd) => sfd,
+        Err(e) => {
+            eprintln!("shellring-runner --serve: signalfd: {e}");
+            return 1;
+        }
+    };
+    let mut server = Server { runners: HashSet::new(), me: nix::unistd::getpid() };
+    loop {
+        let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN), PollFd::new(sfd.as_fd(), PollFlags::POLLIN)];
+        if let Err(e) = poll(&mut fds, PollTimeout::NONE) {
+            if e == Errno::EINTR {
+                continue;
+            }
+            break;
+        }
+        let (requested, signalled) = (fds[0].any().unwrap_or(false), fds[1].any().unwrap_or(false));
+        if signalled {
+            let mut stop = false;
+            while let Some(signal) = signals::next(&sfd) {
+                stop |= signal != libc::SIGCHLD;
+            }
+            server.reap();
+            if stop {
+                break;
+            }
+        }
+        if requested && !server.accept(&socket, &sfd) {
+            break;
+        }
+    }
+    server.end_strays();
+    0
+}
+
+struct Server {
+    /// The runners this server forked and has not reaped yet.
+    runners: HashSet<Pid>,
+    me: Pid,
+}
+
+impl Server {
+    /// Takes every request waiting on the socket; false once the worker closed its end.
+    fn accept(&mut self, socket: &OwnedFd, sfd: &nix::sys::signalfd::SignalFd) -> bool {
+        loop {
+            let mut byte = [0u8; 16];
+            let mut iov = [std::io::IoSliceMut::new(&mut byte)];
+            let mut space = nix::cmsg_space!([RawFd; 3]);
+            let flags = MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_CMSG_CLOEXEC;
+            let (bytes, fds, truncated) = match recvmsg::<()>(socket.as_raw_fd(), &mut iov, Some(&mut space), flags) {
+                Ok(message) => {
+                    let mut fds = Vec::new();
+                    for cmsg in message.cmsgs().into_iter().flatten() {
+                        if let ControlMessageOwned::ScmRights(received) = cmsg {
+                            // SAFETY: the kernel just installed these descriptors in this process for us alone.
+                            fds.extend(received.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+                        }
+                    }
+                    (message.bytes, fds, message.flags.contains(MsgFlags::MSG_CTRUNC))
+                }
+                Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => return true,
+                Err(_) => return false,
+            };
+            if bytes == 0 && fds.is_empty() {
+                return false;
+            }
+            // A malformed request is dropped with its descriptors: the worker sees its status socket end at once.
+            let Ok([status, out, err]) = <[OwnedFd; 3]>::try_from(fds) else { continue };
+            if truncated {
+                continue;
+            }
+            // SAFETY: this process is single-threaded, so the child may allocate and take locks freely.
+            match unsafe { fork() } {
+                Ok(ForkResult::Child) => {
+                    // The server's own descriptors must not outlive it in a runner: a stray copy of the socket would
+                    // keep the worker from ever seeing the server gone.
+                    let _ = nix::unistd::close(socket.as_raw_fd());
+                    let _ = nix::unistd::close(sfd.as_fd().as_raw_fd());
+                    let code = runner(status, out, err);
+                    // SAFETY: ends this child at once, with no unwinding into the server's loop.
+                    unsafe { libc::_exit(code) };
+                }
+                Ok(ForkResult::Parent { child }) => {
+                    self.runners.insert(child);
+                }
+                // The descriptors drop here: the worker's status socket ends, so the command fails to start.
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// Reaps every ended child; then ends what a dead runner left behind.
+    fn reap(&mut self) {
+        let mut runner_ended = false;
+        loop {
+            match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::Exited(pid, _) | WaitStatus::Signaled(pid, _, _)) => {
+                    runner_ended |= self.runners.remove(&pid);
+                }
+                Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => break,
+                Ok(_) | Err(Errno::EINTR) => {}
+                Err(_) => break,
+            }
+        }
+        if runner_ended {
+            self.end_strays();
+        }
+    }
+
+    /// Kills every child that is not one of our runners (and its descendants): they came to us when the runner
+    /// that supervised them died without ending them.
+    fn end_strays(&mut self) {
+        for _ in 0..100 {
+            let strays: Vec<Pid> =
+                proc_tree::children_of(self.me).into_iter().filter(|pid| !self.runners.contains(pid)).collect();
+            if strays.is_empty() {
+                return;
+            }
+            for stray in strays {
+                for pid in proc_tree::descendants(stray) {
+                    let _ = kill(pid, Signal::SIGKILL);
+                }
+                let _ = kill(stray, Signal::SIGKILL);
+            }
+            while let Ok(WaitStatus::Exited(pid, _) | WaitStatus::Signaled(pid, _, _)) =
+                waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG))
+            {
+                self.runners.remove(&pid);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+}
+
+/// The forked child: reads its request, takes stdin/stdout/stderr, and supervises the command.
+fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
+    let status = Status::new(status);
+    // First, so the worker can wake or kill this runner even before the command starts.
+    status.line(&format!("runner {}", nix::unistd::getpid()));
+    let request = match request::read(&mut Reader(status.fd())) {
+        Ok(request) => request,
+        Err(e) => {
+            status.line(&format!("error {e}"));
+            return 1;
+        }
+    };
+    if let Err(e) = take_stdio(out, err, request.stdin.as_deref()) {
+        status.line(&format!("error spawn: stdio: {e}"));
+        return 1;
+    }
+    if let Err(e) = std::env::set_current_dir(&request.cwd) {
+        status.line(&format!("error spawn: chdir {}: {e}", request.cwd));
+        return 1;
+    }
+    // Single-threaded (a fresh fork of the server): changing the environment races with nothing.
+    for (name, _) in std::env::vars_os() {
+        std::env::remove_var(name);
+    }
+    for (name, value) in &request.env {
+        std::env::set_var(name, value);
+    }
+    title::set(&format!("shellring-runner {}", request.args.join(" ")));
+    let plan = match plan::parse(&request.args) {
+        Ok(Invocation::Run(plan)) => plan,
+        Ok(_) => {
+            status.line("error request: not a command");
+            return 1;
+        }
+        Err(e) => {
+            status.line(&format!("error request: {e}"));
+            return 1;
+        }
+    };
+    match supervise::run(&plan, &status, supervise::Parent::Server) {
+        supervise::Ended::Ran => 0,
+        supervise::Ended::NotStarted => 1,
+    }
+}
+
+/// stdout and stderr onto fds 1 and 2; stdin from a memory file holding the request's bytes, else /dev/null.
+fn take_stdio(out: OwnedFd, err: OwnedFd, stdin: Option<&[u8]>) -> std::io::Result<()> {
+    use rustix::fs::{memfd_create, open, MemfdFlags, Mode, OFlags};
+    let input = match stdin {
+        Some(bytes) => {
+            let file = memfd_create("stdin", MemfdFlags::CLOEXEC)?;
+            let mut written = 0;
+            while written < bytes.len() {
+                written += rustix::io::write(&file, &bytes[written..])?;
+            }
+            rustix::fs::seek(&file, rustix::fs::SeekFrom::Start(0))?;
+            file
+        }
+        None => open("/dev/null", OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?,
+    };
+    for (fd, target) in [(input, 0), (out, 1), (err, 2)] {
+        // SAFETY: dup2 onto the standard descriptors of this process; the source is dropped (closed) after.
+        if unsafe { libc::dup2(fd.as_raw_fd(), target) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Blocking reads from a borrowed descriptor.
+struct Reader<'a>(BorrowedFd<'a>);
+
+impl Read for Reader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match nix::unistd::read(self.0, buf) {
+                Err(Errno::EINTR) => continue,
+                other => return other.map_err(std::io::Error::from),
+            }
+        }
+    }
+}

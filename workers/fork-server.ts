@@ -1,0 +1,131 @@
+// A supervisor worker's fork server: one long-lived `shellring-runner --serve` that forks a runner per command, so
+// no command pays for a fork of this Node process or an exec of the runner.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { Socket } from 'node:net';
+import { constants } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadBinding } from '../src/native/loader.js';
+import { signal } from '../src/executor/sweep.js';
+
+const binding = loadBinding();
+/** How long a full request queue may last (the server stopped or wedged) before the server is replaced. */
+const STUCK_SERVER_MS = 2000;
+/** Bytes of a runner's command line shown in ps (the kernel shows at most a page). */
+const TITLE_ROOM = 4000;
+
+/** What one command asks its runner: sent on the status socket right after its descriptors. */
+export interface RunnerRequest {
+  cwd: string;
+  args: string[];
+  env: Record<string, string>;
+  stdin?: string;
+}
+
+export class ForkServer {
+  readonly #runnerPath: string;
+  #server: { child: ChildProcess; socket: number } | undefined;
+
+  constructor(runnerPath: string) {
+    this.#runnerPath = runnerPath;
+  }
+
+  /**
+   * Has a runner forked for one command, with `out` and `err` as its stdout and stderr (the caller keeps its own
+   * copies). Returns this side of the runner's status socket: status lines arrive on it, and ending it is the
+   * runner's lifeline.
+   */
+  async launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
+    const frame = encode(request);
+    const [mine, theirs] = binding.socketpair(false);
+    try {
+      await this.#send([theirs, out, err]);
+    } catch (error) {
+      binding.closeFd(mine);
+      throw error;
+    } finally {
+      binding.closeFd(theirs);
+    }
+    const socket = new Socket({ fd: mine, readable: true, writable: true });
+    // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
+    socket.on('error', () => {});
+    socket.write(frame);
+    return socket;
+  }
+
+  /** Wakes the server should a command have stopped it. */
+  wake(): void {
+    if (this.#server?.child.pid !== undefined) signal(this.#server.child.pid, 'SIGCONT');
+  }
+
+  async #send(fds: number[]): Promise<void> {
+    let replaced = false;
+    let waitingSince: number | undefined;
+    for (;;) {
+      const server = this.#server ?? (await this.#start());
+      this.wake();
+      const errno = binding.sendFds(server.socket, fds);
+      if (errno === 0) return;
+      if (errno === constants.errno.EAGAIN && (waitingSince ??= Date.now()) > Date.now() - STUCK_SERVER_MS) {
+        await sleep(1);
+        continue;
+      }
+      // Gone, or stuck for too long: the next request goes to a new server (the old one's queue fails to start).
+      this.#drop(server);
+      if (replaced) throw new Error(`shellring-runner --serve: ${errnoName(errno)}`);
+      replaced = true;
+      waitingSince = undefined;
+    }
+  }
+
+  async #start(): Promise<{ child: ChildProcess; socket: number }> {
+    const [mine, theirs] = binding.socketpair(true);
+    let child: ChildProcess;
+    try {
+      // fd 3 is the server's socket. Spawned from this worker's thread: when the thread ends, so does the server.
+      // Each request carries its command's environment; the server's own is room for its runners' titles.
+      child = spawn(this.#runnerPath, ['--serve'], {
+        stdio: ['ignore', 'ignore', 'inherit', theirs],
+        env: { SHELLRING_TITLE_ROOM: ' '.repeat(TITLE_ROOM) },
+      });
+    } finally {
+      binding.closeFd(theirs);
+    }
+    if (child.pid === undefined) {
+      binding.closeFd(mine);
+      const [error] = (await once(child, 'error')) as [Error];
+      throw error;
+    }
+    const server = { child, socket: mine };
+    child.on('error', () => {});
+    child.once('exit', () => this.#drop(server));
+    child.unref();
+    this.#server = server;
+    return server;
+  }
+
+  #drop(server: { child: ChildProcess; socket: number }): void {
+    if (this.#server !== server) return;
+    this.#server = undefined;
+    binding.closeFd(server.socket);
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  }
+}
+
+/** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields, stdin last. */
+function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
+  const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
+  if (fields.some((field) => field.includes('\0'))) throw new Error('spawn: an argument contains a NUL byte');
+  const body = Buffer.concat([
+    Buffer.from(fields.map((field) => `${field}\0`).join('')),
+    stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)]),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(body.length);
+  return Buffer.concat([length, body]);
+}
+
+function errnoName(errno: number): string {
+  return Object.entries(constants.errno).find(([, value]) => value === errno)?.[0] ?? `errno ${errno}`;
+}
