@@ -1,7 +1,7 @@
 // Sandbox scenarios run in a child Node process (as root, or as an unprivileged user): prints one JSON object of facts.
 // Usage: node scenarios.mjs <backend> <workdir>   (the workdir's parent must be writable by the running user)
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, writeFileSync, chmodSync, readlinkSync, lstatSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, chmodSync, readlinkSync, lstatSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
 
@@ -135,19 +135,19 @@ chmodSync(noSeccompRunner, 0o755);
   facts.noSeccomp = { text: result.content[0].text, exists: existsSync(join(ws, 'no-seccomp.txt')) };
   await rt.close();
 }
-const failingRunner = join(base, 'failing-runner');
-writeFileSync(
-  failingRunner,
-  `#!/bin/sh\nif [ "$1" = --probe ]; then echo '{"landlockAbi":7,"seccomp":true}'; exit 0; fi\necho 'error sandbox landlock_restrict_self: Operation not permitted' >&3\nexit 1\n`,
-);
-chmodSync(failingRunner, 0o755);
+// A runner failure, for real: bubblewrap is there when the backend is probed and gone when a command starts, so
+// the runner's exec of it fails before anything ran.
+const vanishingBwrap = join(base, 'vanishing-bwrap');
+symlinkSync('/usr/bin/bwrap', vanishingBwrap);
 {
-  const rt = await createRuntime({ sandbox: { mode: 'read-only', backend: 'landlock' }, executor: { runnerPath: failingRunner } });
+  const rt = await createRuntime({ sandbox: { mode: 'read-only', backend: 'bubblewrap', bwrapPath: vanishingBwrap } });
   const s = rt.session({ id: 'failing', cwd: ws });
+  await s.callTool('bash', { command: 'true', description: 'probe the backend' });
+  unlinkSync(vanishingBwrap);
   const fg = await s.callTool('bash', { command: 'echo hi', description: 'runner fails' });
   const bgStart = await s.callTool('bash', { command: 'echo hi', description: 'runner fails', run_in_background: true });
   const bgRead = await s.callTool('job_output', { job_id: bgStart.structuredContent.jobId, wait: true });
-  facts.runnerFailed = { text: fg.content[0].text, isError: fg.isError === true, background: bgRead.content[0].text };
+  facts.runnerFailed = { bwrap: vanishingBwrap, text: fg.content[0].text, isError: fg.isError === true, background: bgRead.content[0].text };
   await rt.close();
 }
 let missingError;
