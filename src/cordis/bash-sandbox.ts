@@ -27,6 +27,6 @@ export function apply(ctx: Context, config: Config): void {
   ctx.set('sandboxPolicy', sandbox);
   closeOnDispose(ctx, async () => {
     await executor.close();
-    sandbox.close();
+    await sandbox.close();
   });
 }

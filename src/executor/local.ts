@@ -161,7 +161,7 @@ export class LocalExecutor {
     this.#bySession.delete(key);
     if (launches) await this.#end([...launches]);
     await this.cgroups.closeSession(sessionId);
-    this.spills.closeSession(sessionId);
+    await this.spills.closeSession(sessionId);
   }
 
   /** Kills everything still running, stops the workers, removes the spill directory. Every call resolves once
@@ -173,7 +173,7 @@ export class LocalExecutor {
       await this.#end([...this.#launches]);
       await this.#hosts.close();
       await this.cgroups.close();
-      this.spills.close();
+      await this.spills.close();
     })();
     return this.#closing;
   }

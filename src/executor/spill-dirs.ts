@@ -1,5 +1,6 @@
 // The runtime's private spill directory (0700, unpredictable name, locked while the runtime lives) with one subdirectory per session.
-import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CaptureBackend } from '../capture/types.js';
@@ -78,19 +79,20 @@ export class SpillDirs {
     session.settled += spilledBytes;
   }
 
-  closeSession(sessionId: string | undefined): void {
+  /** Removes the session's spill files off the event loop: freeing a large file's pages takes milliseconds. */
+  async closeSession(sessionId: string | undefined): Promise<void> {
     const key = sessionId ?? '';
     const session = this.#sessions.get(key);
     if (!session) return;
     this.#sessions.delete(key);
     if (this.#keep) removeIfEmpty(session.dir);
-    else rmSync(session.dir, { recursive: true, force: true });
+    else await rm(session.dir, { recursive: true, force: true });
   }
 
-  close(): void {
-    for (const key of [...this.#sessions.keys()]) this.closeSession(key);
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions.keys()].map((key) => this.closeSession(key)));
     if (this.#keep) removeIfEmpty(this.root);
-    else rmSync(this.root, { recursive: true, force: true });
+    else await rm(this.root, { recursive: true, force: true });
     if (this.#lock !== undefined) loadBinding().closeFd(this.#lock);
     this.#lock = undefined;
   }

@@ -119,7 +119,7 @@ export class Runtime {
       await Promise.all([...this.#sessions.values()].map((session) => session.close()));
       await this.#registry?.close();
       await this.executor.close();
-      this.sandbox?.close();
+      await this.sandbox?.close();
     })();
     return this.#closing;
   }

@@ -165,7 +165,7 @@ export class Session {
     this.#closing ??= (async () => {
       await this.#deps.jobs?.closeOwner(this.id);
       await this.#deps.executor.closeSession(this.id);
-      this.#deps.sandbox?.closeSession(this.id);
+      await this.#deps.sandbox?.closeSession(this.id);
       this.#deps.forget();
     })();
     return this.#closing;

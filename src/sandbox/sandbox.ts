@@ -1,5 +1,6 @@
 // The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, runner flags.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { executorErrors } from '../contract/index.js';
@@ -89,15 +90,16 @@ export class Sandbox {
     return { policy: { mode, runnerArgs: args }, env, root };
   }
 
-  closeSession(sessionId: string): void {
+  /** Removes the session's temp directory off the event loop (a command may have left large files there). */
+  async closeSession(sessionId: string): Promise<void> {
     this.#sessionModes.delete(sessionId);
     const dir = this.#tmpDirs.get(sessionId);
-    if (dir) rmSync(dir, { recursive: true, force: true });
     this.#tmpDirs.delete(sessionId);
+    if (dir) await rm(dir, { recursive: true, force: true });
   }
 
-  close(): void {
-    if (this.#tmpRoot) rmSync(this.#tmpRoot, { recursive: true, force: true });
+  async close(): Promise<void> {
+    if (this.#tmpRoot) await rm(this.#tmpRoot, { recursive: true, force: true });
   }
 
   #checkRoot(root: string): void {

@@ -1,0 +1,62 @@
+// The fork server under attack from the commands it starts: killed or stopped, it costs no command its result and
+// no later command its start; it leaves with the runtime.
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bash, text, until } from '../helpers/calls.js';
+import { alive } from '../helpers/processes.js';
+import { runtimes } from '../helpers/runtimes.js';
+
+const open = runtimes();
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-fork-server-')));
+
+/** The fork servers this process started (children of its worker threads). */
+function servers(): number[] {
+  const found: number[] = [];
+  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+    for (const pid of readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').endsWith('shellring-runner\0--serve\0') && alive(Number(pid))) found.push(Number(pid));
+      } catch {
+        // Ended while we looked.
+      }
+    }
+  }
+  return found;
+}
+
+describe('the fork server', () => {
+  it('killed by a command: that command still gets its result, and the next one starts on a new server', async () => {
+    const runtime = await open();
+    const session = runtime.session({ id: 'kills-server', cwd: work });
+    expect(text(await bash(session, 'echo warm'))).toBe('warm\n');
+    const [server] = servers();
+    expect(server).toBeDefined();
+    // The runner's parent is the server.
+    const killer = await bash(session, 'kill -9 "$(cut -d" " -f4 /proc/$PPID/stat)"; sleep 0.2; echo survived');
+    expect(text(killer)).toBe('survived\n');
+    await until(() => !alive(server!), 5_000, 'the old server gone');
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => bash(session, `echo next-${i}`)));
+    expect(results.map(text)).toEqual(Array.from({ length: 8 }, (_, i) => `next-${i}\n`));
+    expect(servers()).not.toContain(server);
+  });
+
+  it('stopped by a command: later commands still start', async () => {
+    const runtime = await open();
+    const session = runtime.session({ id: 'stops-server', cwd: work });
+    expect(text(await bash(session, 'kill -STOP "$(cut -d" " -f4 /proc/$PPID/stat)"; echo stopped'))).toBe('stopped\n');
+    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => bash(session, `echo after-${i}`, { timeoutMs: 10_000 })));
+    expect(results.map(text)).toEqual(Array.from({ length: 4 }, (_, i) => `after-${i}\n`));
+  });
+
+  it('ends with the runtime', async () => {
+    const others = servers();
+    const runtime = await open();
+    await bash(runtime.session({ id: 'closing', cwd: work }), 'true');
+    const own = servers().filter((pid) => !others.includes(pid));
+    expect(own).toHaveLength(1);
+    await runtime.close();
+    await until(() => !alive(own[0]!), 5_000, 'its server gone');
+  });
+});
