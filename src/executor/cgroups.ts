@@ -1,5 +1,5 @@
-// Per-session resource limits: a cgroup per session (v2 where a delegated subtree is available, v1 pids and memory
-// hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
+// Per-session resource limits: a cgroup per session (v2 where a delegated subtree is available, v1 pids, memory and
+// cpu hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -8,7 +8,8 @@ export interface ResourceLimits {
   processes: number | null;
   /** Memory one session's commands may use together, in bytes (cgroups only); null for no limit. */
   memoryBytes: number | null;
-  /** Relative CPU weight 1-10000 (cgroup v2 only; 100 is the kernel's default); null to leave it. */
+  /** Relative CPU weight 1-10000 (100 is the kernel's default; cpu.shares on v1); null to leave it. Any weight
+   * also makes CPU time shared between sessions, not between their processes. */
   cpuWeight: number | null;
 }
 
@@ -16,7 +17,7 @@ export interface ResourceLimits {
 let instances = 0;
 const subtreeName = () => `shellring-${process.pid}-${++instances}`;
 
-type Hierarchy = { version: 1 | 2; controller: 'pids' | 'memory' | 'unified'; base: string };
+type Hierarchy = { version: 1 | 2; controller: 'pids' | 'memory' | 'cpu' | 'unified'; base: string };
 
 /** How limits are enforced on this host: one cgroup per session, or only the runner's per-command rlimit. */
 export type Containment = 'cgroup-v2' | 'cgroup-v1' | 'rlimit';
@@ -82,7 +83,17 @@ export class SessionCgroups {
     if ((h.controller === 'pids' || h.controller === 'unified') && processes !== null) {
       writeFileSync(join(dir, 'pids.max'), String(processes));
     }
-    if (h.controller === 'memory' && memoryBytes !== null) writeFileSync(join(dir, 'memory.limit_in_bytes'), String(memoryBytes));
+    if (h.controller === 'memory' && memoryBytes !== null) {
+      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(memoryBytes));
+      // Memory plus swap, where swap is accounted: the same cap, so a runaway command is stopped, not swapped.
+      try {
+        writeFileSync(join(dir, 'memory.memsw.limit_in_bytes'), String(memoryBytes));
+      } catch {
+        // No swap accounting on this host.
+      }
+    }
+    // v1 shares: 1024 is the default, as weight 100 is on v2.
+    if (h.controller === 'cpu' && cpuWeight !== null) writeFileSync(join(dir, 'cpu.shares'), String(Math.max(2, Math.round((cpuWeight * 1024) / 100))));
     if (h.controller === 'unified' && memoryBytes !== null) {
       writeFileSync(join(dir, 'memory.max'), String(memoryBytes));
       // No swap beyond the limit, or memory.max would only slow a runaway command down.
@@ -123,12 +134,13 @@ function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
   }
 }
 
-/** v1 pids (and memory, when limited) hierarchies in which this process may create cgroups. */
+/** v1 pids (and memory, cpu, when limited) hierarchies in which this process may create cgroups. */
 function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
   const paths = cgroupPaths();
-  const controllers: ('pids' | 'memory')[] = [];
+  const controllers: ('pids' | 'memory' | 'cpu')[] = [];
   if (limits.processes !== null) controllers.push('pids');
   if (limits.memoryBytes !== null) controllers.push('memory');
+  if (limits.cpuWeight !== null) controllers.push('cpu');
   const made: Hierarchy[] = [];
   const name = subtreeName();
   for (const controller of controllers) {

@@ -24,11 +24,11 @@ export const executorConfigSchema = z
       .object({
         processes: z.number().int().positive().nullable().default(1024).describe('Processes one session may run at once (null: no limit).'),
         memoryBytes: z.number().int().positive().nullable().default(null).describe('Memory one session may use, in bytes, where cgroups allow (null: no limit).'),
-        cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null).describe('CPU weight of a session, 1-10000, on cgroup v2 (null: the default).'),
+        cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null).describe('CPU weight of a session, 1-10000 (cpu.weight on cgroup v2, cpu.shares on v1); any weight makes sessions share CPU time as wholes (null: the default).'),
       })
       .strict()
       .default({ processes: 1024, memoryBytes: null, cpuWeight: null })
-      .describe('Per-session resource limits: cgroup v2 where delegated, v1 pids/memory where writable, else RLIMIT_NPROC.'),
+      .describe('Per-session resource limits: cgroup v2 where delegated, v1 pids/memory/cpu where writable, else RLIMIT_NPROC.'),
     env: envPolicySchema.default(envPolicySchema.parse({})).describe('Which host environment variables commands inherit (docs/environment.md).'),
   })
   .strict();
