@@ -1,5 +1,5 @@
-// CPU time of other processes from Linux /proc: used to count the executor's runner processes, which are
-// children of the host but never waited for by the host's own JavaScript.
+// CPU time of other processes from Linux /proc: used to count the executor's runner processes (its fork servers,
+// children of the host, and the runners they fork), which the host's own JavaScript never waits for.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 
@@ -13,6 +13,7 @@ function ticks(): number {
 interface Stat {
   name: string;
   ppid: number;
+  zombie: boolean;
   /** utime + stime of the process itself (not of its reaped children), in ms. */
   ownCpuMs: number;
 }
@@ -26,6 +27,7 @@ function readStat(pid: number): Stat | undefined {
     return {
       name: stat.slice(stat.indexOf('(') + 1, close),
       ppid: Number(fields[1]),
+      zombie: fields[0] === 'Z',
       ownCpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks(),
     };
   } catch {
@@ -33,47 +35,65 @@ function readStat(pid: number): Stat | undefined {
   }
 }
 
-/** Pids of this process's live children named `name` (a /proc comm: at most 15 characters). */
-function childrenNamed(name: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    const stat = readStat(pid);
-    if (stat?.ppid === process.pid && stat.name === name) pids.push(pid);
+/** Live processes named `name` (a /proc comm: at most 15 characters) whose parent is this process or another of
+ * them, each with its parent: the fork servers and the runners they forked. Walks the `children` files, so a scan
+ * costs a few reads, not one per process on the machine. */
+export function descendantsNamed(name: string): { pid: number; ppid: number }[] {
+  const found: { pid: number; ppid: number }[] = [];
+  const queue = [process.pid];
+  for (let parent = queue.pop(); parent !== undefined; parent = queue.pop()) {
+    for (const pid of childrenOf(parent)) {
+      const stat = readStat(pid);
+      if (stat?.name !== name || stat.zombie) continue;
+      found.push({ pid, ppid: parent });
+      queue.push(pid);
+    }
   }
-  return pids;
+  return found;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
 }
 
 /**
- * Follows this process's children named `name` while started: each one's own CPU as last seen. A child's time
- * after its last sighting is missed, so the total is a floor; sampling every `everyMs` keeps that gap short.
- * The sampler's own reads run on this process and count in its CPU; /proc is scanned only until `expect`
- * children were found, after that only their stat files are read.
+ * Follows this process's descendants named `name` while started: each one's own CPU since the sampler started (or
+ * since it appeared), as last seen. A process's time after its last sighting is missed, so the total is a floor;
+ * sampling every `everyMs` keeps that gap short. The sampler's own reads run on this process and count in its CPU.
  */
 export class ChildCpuSampler {
   readonly #name: string;
-  readonly #expect: number;
-  readonly #seen = new Map<number, number>();
+  /** pid -> [CPU ms at first sighting, CPU ms last seen]; processes already there at the start count from then. */
+  readonly #seen = new Map<number, [number, number]>();
   readonly #timer: NodeJS.Timeout;
+  #started = false;
 
-  constructor(name: string, expect = 1, everyMs = 20) {
+  constructor(name: string, everyMs = 20) {
     this.#name = name.slice(0, 15);
-    this.#expect = expect;
     ticks();
+    this.sample();
+    this.#started = true;
     this.#timer = setInterval(() => this.sample(), everyMs);
   }
 
   sample(): void {
-    if (this.#seen.size < this.#expect) for (const pid of childrenNamed(this.#name)) if (!this.#seen.has(pid)) this.#seen.set(pid, 0);
-    for (const [pid, last] of this.#seen) this.#seen.set(pid, readStat(pid)?.ownCpuMs ?? last);
+    for (const { pid } of descendantsNamed(this.#name)) {
+      if (!this.#seen.has(pid)) this.#seen.set(pid, [this.#started ? 0 : (readStat(pid)?.ownCpuMs ?? 0), 0]);
+    }
+    for (const [pid, [first, last]] of this.#seen) this.#seen.set(pid, [first, readStat(pid)?.ownCpuMs ?? last]);
   }
 
-  /** Stops sampling; returns the CPU ms of every child seen, and how many there were. */
+  /** Stops sampling; returns the CPU ms of every process seen, and how many there were. */
   stop(): { cpuMs: number; processes: number } {
     clearInterval(this.#timer);
     let cpuMs = 0;
-    for (const ms of this.#seen.values()) cpuMs += ms;
+    for (const [first, last] of this.#seen.values()) cpuMs += Math.max(0, last - first);
     return { cpuMs, processes: this.#seen.size };
   }
 }

@@ -201,7 +201,7 @@ export async function run(): Promise<SuiteResult> {
       'dd | cat >/dev/null runs under taskset -c 0, so both ends share one CPU (its speed on two CPUs swings with ' +
         'scheduling); shown beside each row as a ratio, never a baseline.',
       'host cpu: process.cpuUsage of this process, every thread (main, Piscina workers, reactor threads); runner cpu: ' +
-        'the shellring-runner process\'s own utime + stime from /proc/<pid>/stat every 20 ms (a floor). dd is not counted.',
+        'the fork servers\' and the command\'s runner\'s own utime + stime from /proc/<pid>/stat every 20 ms, counted from the run\'s start (a floor). dd is not counted.',
       'Defaults: each run checks the 64000-byte tail and that the spill file holds 1 GiB, then closes its session, ' +
         'which removes the file (outside the timed span). Nothing is fsynced.',
     ],

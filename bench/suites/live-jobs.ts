@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createRuntime } from '../../src/index.js';
 import { atMost } from '../lib/at-most.js';
+import { descendantsNamed } from '../lib/proc-cpu.js';
 import { spread } from '../lib/percentiles.js';
 import { withRatios } from '../lib/rows.js';
 import type { SuiteResult } from '../lib/types.js';
@@ -18,19 +19,9 @@ const LIST_CALLS = 1_000;
 const threads = () => readdirSync('/proc/self/task').length;
 
 /** Runner processes this host has started that are still alive: a job is live once its runner runs. */
+/** Runners alive: shellring-runner processes forked by the host's fork servers (its own children). */
 function liveRunners(): number {
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === process.pid && fields[0] !== 'Z' && stat.includes('(shellring-runne')) n += 1;
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return n;
+  return descendantsNamed('shellring-runne').filter(({ ppid }) => ppid !== process.pid).length;
 }
 const rss = () => process.memoryUsage().rss;
 
