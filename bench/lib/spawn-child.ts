@@ -2,6 +2,7 @@
 // agent server does), then times `true` through createRuntime()'s bash tool and a bare child_process.spawn in
 // interleaved rounds, one at a time and 32 in flight; prints one JSON line.
 import { performance } from 'node:perf_hooks';
+import { sequentialMs } from './timed.js';
 import { createRuntime, type Session } from '../../src/index.js';
 import { asyncRounds } from './async-rounds.js';
 import { bareSpawn } from './js-capture.js';
@@ -67,15 +68,7 @@ async function main(): Promise<void> {
     const latency = await asyncRounds(
       Object.entries(cases).map(([name, once]) => ({
         name,
-        once: async () => {
-          const ms: number[] = [];
-          for (let i = 0; i < PER_ROUND; i++) {
-            const t0 = performance.now();
-            await once();
-            ms.push(performance.now() - t0);
-          }
-          return ms;
-        },
+        once: () => sequentialMs(once, PER_ROUND),
       })),
       ROUNDS,
     );

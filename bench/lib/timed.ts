@@ -45,3 +45,14 @@ export function timeChild(body: () => void): Timing {
   const cpuAfter = childrenCpuMs();
   return { wallMs, cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
 }
+
+/** Wall time of each of `times` sequential awaits of `once`, in ms. */
+export async function sequentialMs(once: () => Promise<unknown>, times: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await once();
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+}

@@ -1,6 +1,6 @@
 // Call overhead suite: what the bash tool adds per call (validation, DSH_* env, job registration, rendering) over
 // the executor's bare run of the same `true`, one call at a time.
-import { performance } from 'node:perf_hooks';
+import { sequentialMs } from '../lib/timed.js';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
 import { atMost } from '../lib/at-most.js';
 import { asyncRounds, roundRatios, type AsyncCase } from '../lib/async-rounds.js';
@@ -36,15 +36,7 @@ function toolCall(session: Session): Once {
 }
 
 function timed(once: Once): AsyncCase<number[]>['once'] {
-  return async () => {
-    const ms: number[] = [];
-    for (let i = 0; i < PER_ROUND; i++) {
-      const t0 = performance.now();
-      await once();
-      ms.push(performance.now() - t0);
-    }
-    return ms;
-  };
+  return () => sequentialMs(once, PER_ROUND);
 }
 
 export async function run(): Promise<SuiteResult> {

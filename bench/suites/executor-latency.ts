@@ -2,6 +2,7 @@
 // commands per second with 32 in flight, and the main thread's time per spawn while the host holds 1 GiB.
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { sequentialMs } from '../lib/timed.js';
 import { fileURLToPath } from 'node:url';
 import { LocalExecutor } from '../../src/index.js';
 import { atMost } from '../lib/at-most.js';
@@ -39,15 +40,7 @@ function once(executor: LocalExecutor, name: string): Promise<unknown> {
 async function latencies(executor: LocalExecutor): Promise<Figure[]> {
   const cases: AsyncCase<number[]>[] = [SPAWN, EXECUTOR].map((name) => ({
     name,
-    once: async () => {
-      const ms: number[] = [];
-      for (let i = 0; i < PER_ROUND; i++) {
-        const t0 = performance.now();
-        await once(executor, name);
-        ms.push(performance.now() - t0);
-      }
-      return ms;
-    },
+    once: () => sequentialMs(() => once(executor, name), PER_ROUND),
   }));
   const rounds = await asyncRounds(cases, LATENCY_ROUNDS);
   const p50s = (name: string): number[] => rounds.get(name)!.map((ms) => spread(ms).p50);

@@ -2,11 +2,11 @@
 // metadata probes unconfined. Prints one JSON object of facts: what each attack did, as the host saw it afterwards.
 // Usage: node attacks.mjs <backend> <workdir>   (fd 20 may be a file opened for writing by the caller)
 import { createServer } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
+import { networkWitness } from './network-witness.mjs';
 
 const [backend, base] = process.argv.slice(2);
 const ws = join(base, 'ws');
@@ -45,16 +45,7 @@ const unixServer = createServer((s) => {
 });
 await new Promise((resolve) => unixServer.listen(unixPath, resolve));
 chmodSync(unixPath, 0o777);
-let tcpConnections = 0;
-const tcpServer = createServer((s) => {
-  tcpConnections++;
-  s.end('hello\n');
-});
-await new Promise((resolve) => tcpServer.listen(0, '127.0.0.1', resolve));
-let udpPackets = 0;
-const udp = createSocket('udp4');
-udp.on('message', () => udpPackets++);
-await new Promise((resolve) => udp.bind(0, '127.0.0.1', resolve));
+const network = await networkWitness();
 const ipcs = () => execFileSync('ipcs', ['-m', '-q', '-s'], { encoding: 'utf8' }).split('\n').filter((l) => /^0x/.test(l)).sort();
 const ipcBefore = ipcs();
 
@@ -73,8 +64,7 @@ const attacks = {
   cgroupfs: `mkdir ${escapeDir} && echo made`,
   sysrq: 'if [ -e /proc/sysrq-trigger ]; then echo "" > /proc/sysrq-trigger && echo wrote; else echo absent; fi',
   unix: `${node} -e "require('net').connect('${unixPath}').on('data', () => console.log('connected'))"`,
-  tcp: `exec 3<>/dev/tcp/127.0.0.1/${tcpServer.address().port} && head -c 5 <&3 && echo connected`,
-  udp: `for i in 1 2 3; do echo x > /dev/udp/127.0.0.1/${udp.address().port}; done && echo sent`,
+  ...network.commands,
   ipc: 'ipcmk -M 4096 && ipcmk -Q && ipcmk -S 1',
   leakedFd: 'echo leaked >&20 && echo wrote',
   // Builtins only: no pipe or directory the shell opens for the probe itself shows up in the list.
@@ -137,9 +127,7 @@ for (const mode of ['read-only', 'workspace-write']) {
 await runtime.close();
 facts.ipcCreated = ipcs().filter((line) => !ipcBefore.includes(line));
 facts.unixConnections = unixConnections;
-facts.tcpConnections = tcpConnections;
-await new Promise((resolve) => setTimeout(resolve, 50));
-facts.udpPackets = udpPackets;
+Object.assign(facts, await network.end());
 
 // Unconfined commands get descriptors 0-2 only as well.
 {
@@ -152,6 +140,4 @@ facts.udpPackets = udpPackets;
   await rt.close();
 }
 unixServer.close();
-tcpServer.close();
-udp.close();
 process.stdout.write(`${JSON.stringify(facts)}\n`);

@@ -34,7 +34,8 @@ function reachable(script: string, stage: string): string {
   // mkdtemp makes it 0700; the unprivileged user must be able to enter it.
   chmodSync(stage, 0o755);
   const relative = script.slice(repo.length + 1);
-  const entries = ['package.json', 'dist', 'node_modules', 'shellring-runner', relative];
+  // The scripts share their host-side network witness.
+  const entries = ['package.json', 'dist', 'node_modules', 'shellring-runner', relative, 'test/sandbox/network-witness.mjs'];
   entries.push(...readdirSync(repo).filter((name) => name.endsWith('.node')));
   for (const entry of entries) cpSync(join(repo, entry), join(stage, entry), { recursive: true, verbatimSymlinks: true });
   return join(stage, relative);

@@ -3,10 +3,10 @@
 // without the option are refused. Prints one JSON object of facts.
 // Usage: node unix-sockets.mjs <backend> <workdir>
 import { connect, createServer } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
+import { networkWitness } from './network-witness.mjs';
 
 const [backend, base] = process.argv.slice(2);
 const ws = join(base, 'ws');
@@ -34,16 +34,7 @@ const outside = await unixListener(join(side, 'host.sock'));
 const inside = await unixListener(join(ws, 'inside.sock'));
 const abstractName = `\0shellring-abstract-${process.pid}`;
 const abstract = await unixListener(abstractName);
-let tcpConnections = 0;
-const tcp = createServer((s) => {
-  tcpConnections++;
-  s.end('hello\n');
-});
-await new Promise((resolve) => tcp.listen(0, '127.0.0.1', resolve));
-let udpPackets = 0;
-const udp = createSocket('udp4');
-udp.on('message', () => udpPackets++);
-await new Promise((resolve) => udp.bind(0, '127.0.0.1', resolve));
+const network = await networkWitness();
 
 // A client that sends `ping-<tag>` and prints the reply, or the error code when it cannot connect.
 const client = (path, tag) =>
@@ -60,8 +51,7 @@ async function probe(allowUnixSockets, mode) {
     inside: client(join(ws, 'inside.sock'), `inside-${tag}`),
     abstract: `${node} -e "require('net').connect('\\0${abstractName.slice(1)}').on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))"`,
     own,
-    tcp: `exec 3<>/dev/tcp/127.0.0.1/${tcp.address().port} && head -c 5 <&3 && echo connected`,
-    udp: `for i in 1 2 3; do echo x > /dev/udp/127.0.0.1/${udp.address().port}; done && echo sent`,
+    ...network.commands,
   };
   const out = {};
   for (const [name, command] of Object.entries(commands)) {
@@ -76,10 +66,8 @@ const facts = {};
 for (const mode of ['read-only', 'workspace-write']) {
   facts[mode] = { allowed: await probe(true, mode), denied: await probe(false, mode) };
 }
-await new Promise((resolve) => setTimeout(resolve, 50));
+Object.assign(facts, await network.end());
 facts.received = { outside: [...outside.received].sort(), inside: [...inside.received].sort(), abstract: [...abstract.received] };
-facts.tcpConnections = tcpConnections;
-facts.udpPackets = udpPackets;
 // The listeners work from the host: each refusal above was the sandbox's doing.
 const fromHost = (path) =>
   new Promise((resolve) => {
@@ -89,6 +77,4 @@ const fromHost = (path) =>
   });
 facts.hostReach = { outside: await fromHost(join(side, 'host.sock')), abstract: await fromHost(abstractName) };
 for (const { server } of [outside, inside, abstract]) server.close();
-tcp.close();
-udp.close();
 process.stdout.write(`${JSON.stringify(facts)}\n`);

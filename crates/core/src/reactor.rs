@@ -286,16 +286,16 @@ impl Reactor {
                 }
             },
             Command::Stop { id } => {
-                let tokens = self
-                    .captures
-                    .get(&id)
-                    .map(|e| e.pipes.clone())
-                    .unwrap_or_default();
-                for token in tokens {
+                for token in self.pipes_of(id) {
                     self.close(token);
                 }
             }
         }
+    }
+
+    /// The capture's attached pipes (a copy: closing them changes the set).
+    fn pipes_of(&self, id: u64) -> Vec<Token> {
+        self.captures.get(&id).map(|e| e.pipes.clone()).unwrap_or_default()
     }
 
     /// Reads at most `budget` times from the pipe.
@@ -322,12 +322,7 @@ impl Reactor {
             .map(|(id, _)| *id)
             .collect();
         for id in expired {
-            let tokens = self
-                .captures
-                .get(&id)
-                .map(|e| e.pipes.clone())
-                .unwrap_or_default();
-            for token in tokens {
+            for token in self.pipes_of(id) {
                 if let Some(pipe) = self.pipes.get(&token) {
                     read_available(pipe, &mut self.buf);
                 }

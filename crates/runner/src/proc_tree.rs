@@ -39,14 +39,9 @@ pub fn descendants(root: Pid) -> Vec<Pid> {
     found
 }
 
-/// The live children of `pid` (empty when it has none or the kernel lacks the `children` files).
+/// The children of `pid`, zombies included (empty when it has none or the kernel lacks the `children` files).
 pub fn children_of(pid: Pid) -> Vec<Pid> {
-    children(pid.as_raw())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|&kid| stat(kid).is_some_and(|(_, zombie)| !zombie))
-        .map(Pid::from_raw)
-        .collect()
+    children(pid.as_raw()).unwrap_or_default().into_iter().map(Pid::from_raw).collect()
 }
 
 /// The children of every thread of `pid`, from /proc/<pid>/task/<tid>/children; None when the files are absent.

@@ -140,7 +140,8 @@ impl Server {
     }
 
     /// Kills every child that is not one of our runners (and its descendants): they came to us when the runner
-    /// that supervised them died without ending them.
+    /// that supervised them died without ending them. Runners are told apart by pid alone, so a server with many
+    /// live runners reads one file here, not one per runner; a stray that is already a zombie is reaped below.
     fn end_strays(&mut self) {
         for _ in 0..100 {
             let strays: Vec<Pid> =

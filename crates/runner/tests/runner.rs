@@ -1,11 +1,13 @@
 //! The runner executable end to end: its status protocol on fd 3, its lifeline, and its death taking bash along.
 
+mod common;
+
+use common::{gone, spawn_with_fd3, wait_until};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use nix::unistd::Pid;
 use std::io::{BufRead, BufReader};
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::os::fd::OwnedFd;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -17,20 +19,9 @@ struct Running {
 fn start(args: &[&str]) -> Running {
     let (ours, theirs): (OwnedFd, OwnedFd) =
         socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC).unwrap();
-    let fd = theirs.as_raw_fd();
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
     command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-    // SAFETY: dup2 is async-signal-safe; it puts the status socket on fd 3 (without close-on-exec) in the child.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::dup2(fd, 3) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let child = command.spawn().unwrap();
-    drop(theirs);
+    let child = spawn_with_fd3(&mut command, theirs);
     Running { child, status: BufReader::new(std::fs::File::from(ours)) }
 }
 
@@ -48,19 +39,8 @@ impl Running {
     }
 }
 
-fn gone(pid: Pid) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
-    }
-}
-
 fn wait_gone(pids: &[Pid]) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while pids.iter().any(|&p| !gone(p)) {
-        assert!(Instant::now() < deadline, "still alive: {:?}", pids.iter().filter(|&&p| !gone(p)).collect::<Vec<_>>());
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(&format!("every one of {pids:?} to end"), || pids.iter().all(|&p| gone(p)));
 }
 
 /// Pids the command wrote into a file, one a line, once `count` are there.

@@ -2,15 +2,16 @@
 //! started on its own; a bad request fails alone; what a killed runner left behind is ended; the server ends with
 //! its socket and leaves its runners to their lifelines.
 
+mod common;
+
+use common::{gone, spawn_with_fd3, wait_until};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::socket::{sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType};
 use nix::unistd::Pid;
 use shellring_runner::request::{encode, Request};
 use std::io::{BufRead, BufReader, IoSlice, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 struct Server {
     child: Child,
@@ -20,20 +21,9 @@ struct Server {
 fn server() -> Server {
     let (ours, theirs): (OwnedFd, OwnedFd) =
         socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC).unwrap();
-    let fd = theirs.as_raw_fd();
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
     command.arg("--serve").stdin(Stdio::null()).stdout(Stdio::null()).env("ROOM", " ".repeat(2000));
-    // SAFETY: dup2 is async-signal-safe; it puts the server socket on fd 3 (without close-on-exec) in the child.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::dup2(fd, 3) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let child = command.spawn().unwrap();
-    drop(theirs);
+    let child = spawn_with_fd3(&mut command, theirs);
     Server { child, socket: ours }
 }
 
@@ -77,21 +67,6 @@ fn request(command: &str) -> Request {
 fn pid_of(line: &str, word: &str) -> Pid {
     let rest = line.strip_prefix(word).expect(line).trim();
     Pid::from_raw(rest.split(' ').next().unwrap().parse().unwrap())
-}
-
-fn gone(pid: Pid) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
-    }
-}
-
-fn wait_until(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 #[test]

@@ -1,0 +1,41 @@
+//! What the runner's end-to-end tests share: starting the binary with a socket on fd 3, and watching processes end.
+
+use nix::unistd::Pid;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// Spawns `command` with `fd3` on its fd 3 (without close-on-exec); our copy is closed once the child has its own.
+pub fn spawn_with_fd3(command: &mut Command, fd3: OwnedFd) -> Child {
+    let fd = fd3.as_raw_fd();
+    // SAFETY: dup2 is async-signal-safe; it puts the socket on fd 3 in the child.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::dup2(fd, 3) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command.spawn().unwrap();
+    drop(fd3);
+    child
+}
+
+/// True once the pid is gone or a zombie.
+pub fn gone(pid: Pid) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
+    }
+}
+
+/// Waits up to 5 s for `check`.
+pub fn wait_until(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
