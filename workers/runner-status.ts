@@ -9,6 +9,8 @@ export type RunnerEvent =
   | { type: 'exit'; code: number }
   | { type: 'signal'; signal: string }
   | { type: 'error'; message: string }
+  /** The working directory could not be entered: errno of chdir(2). */
+  | { type: 'workdir'; errno: number }
   | { type: 'eof' };
 
 export class RunnerStatus {
@@ -63,6 +65,7 @@ function parse(line: string): RunnerEvent {
     const [pid, enforcement = 'none'] = rest.split(' ');
     return { type: 'started', pid: Number(pid), enforcement };
   }
+  if (word === 'workdir') return { type: 'workdir', errno: Number(rest) };
   if (word === 'runner') return { type: 'runner', pid: Number(rest) };
   if (word === 'exit') return { type: 'exit', code: Number(rest) };
   if (word === 'signal') return { type: 'signal', signal: signalName(Number(rest)) };

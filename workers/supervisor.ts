@@ -1,6 +1,7 @@
 // The supervision of one command through a runner its worker's fork server forked (a worker host runs many at
 // once); output goes straight into native captures.
 import type { Socket } from 'node:net';
+import { getSystemErrorMap } from 'node:util';
 import { loadBinding } from '../src/native/loader.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
@@ -91,7 +92,12 @@ export class Supervised {
     clearTimeout(this.#stuckTimer);
     if (started.type !== 'started') {
       onSpawned(null);
-      const failure = started.type === 'error' ? started.message : 'shellring-runner could not be started';
+      const failure =
+        started.type === 'workdir'
+          ? chdirFailure(started.errno, cwd)
+          : started.type === 'error'
+            ? started.message
+            : 'shellring-runner could not be started';
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
@@ -180,3 +186,9 @@ function signalGroup(pgid: number, name: NodeJS.Signals): void {
   signal(-pgid, name);
 }
 
+
+/** chdir(2)'s errno worded as Node words a failed chdir: `ENOENT: no such file or directory, chdir '<dir>'`. */
+function chdirFailure(errno: number, dir: string): string {
+  const [name, message] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'cannot enter the directory'];
+  return `${name}: ${message}, chdir '${dir}'`;
+}

@@ -1,6 +1,9 @@
 // Per-session resource limits: a cgroup per session (v2 where a delegated subtree is available, v1 pids, memory and
 // cpu hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
-import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+// Only startup (finding and making this runtime's subtree) touches cgroupfs from here, synchronously; a session's
+// own cgroups are made and limited by its first command's runner, and removed asynchronously.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface ResourceLimits {
@@ -27,6 +30,7 @@ export class SessionCgroups {
   readonly #limits: ResourceLimits;
   readonly #hierarchies: Hierarchy[];
   readonly #sessions = new Map<string, string[]>();
+  readonly #controls: string[];
   #next = 1;
 
   constructor(limits: ResourceLimits) {
@@ -35,75 +39,55 @@ export class SessionCgroups {
     this.#hierarchies = wanted ? (delegatedV2(limits) ?? writableV1(limits) ?? []) : [];
     const first = this.#hierarchies[0];
     this.containment = first ? (first.version === 2 ? 'cgroup-v2' : 'cgroup-v1') : 'rlimit';
+    this.#controls = this.#controlsFor();
   }
 
-  /** Runner flags for one command of `sessionId`: its session's cgroups, or a per-command process limit. */
+  /** Runner flags for one command of `sessionId`: its session's cgroups and their limits (the runner makes them),
+   * or a per-command process limit. Touches no file. */
   argsFor(sessionId: string | undefined): string[] {
     if (!this.#hierarchies.length) {
       return this.#limits.processes === null ? [] : ['--nproc', String(this.#limits.processes)];
     }
-    const dirs = this.#dirsFor(sessionId ?? '');
-    if (!dirs) return this.#limits.processes === null ? [] : ['--nproc', String(this.#limits.processes)];
-    return dirs.flatMap((dir) => ['--cgroup', dir]);
+    const key = sessionId ?? '';
+    let dirs = this.#sessions.get(key);
+    if (!dirs) {
+      const name = `session-${this.#next++}`;
+      dirs = this.#hierarchies.map((h) => join(h.base, name));
+      this.#sessions.set(key, dirs);
+    }
+    return [...dirs.flatMap((dir) => ['--cgroup', dir]), ...this.#controls.flatMap((control) => ['--cgroup-limit', control])];
   }
 
   /** Kills whatever the session still runs in its cgroups and removes them. */
   async closeSession(sessionId: string | undefined): Promise<void> {
     const dirs = this.#sessions.get(sessionId ?? '');
     this.#sessions.delete(sessionId ?? '');
-    for (const dir of dirs ?? []) await killAndRemove(dir);
+    await Promise.all((dirs ?? []).map(killAndRemove));
   }
 
   async close(): Promise<void> {
     for (const key of [...this.#sessions.keys()]) await this.closeSession(key);
-    for (const h of this.#hierarchies) removeDir(h.base);
+    for (const h of this.#hierarchies) await removeDir(h.base);
   }
 
-  #dirsFor(key: string): string[] | undefined {
-    let dirs = this.#sessions.get(key);
-    if (dirs) return dirs;
-    const name = `session-${this.#next++}`;
-    try {
-      dirs = this.#hierarchies.map((h) => {
-        const dir = join(h.base, name);
-        mkdirSync(dir);
-        this.#apply(h, dir);
-        return dir;
-      });
-    } catch {
-      // A hierarchy that stopped accepting cgroups: this session falls back to the per-command limit.
-      return undefined;
-    }
-    this.#sessions.set(key, dirs);
-    return dirs;
-  }
-
-  #apply(h: Hierarchy, dir: string): void {
+  /** Control-file writes for every session cgroup, in order; each lands in the hierarchy that has the file.
+   * `?`: where the kernel accounts swap, so its absence costs nothing. */
+  #controlsFor(): string[] {
     const { processes, memoryBytes, cpuWeight } = this.#limits;
-    if ((h.controller === 'pids' || h.controller === 'unified') && processes !== null) {
-      writeFileSync(join(dir, 'pids.max'), String(processes));
+    const v2 = this.containment === 'cgroup-v2';
+    const controls: string[] = [];
+    if (processes !== null) controls.push(`pids.max=${processes}`);
+    if (memoryBytes !== null && v2) {
+      // No swap beyond the limit, or memory.max would only slow a runaway command down.
+      controls.push(`memory.max=${memoryBytes}`, '?memory.swap.max=0');
     }
-    if (h.controller === 'memory' && memoryBytes !== null) {
-      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(memoryBytes));
+    if (memoryBytes !== null && !v2) {
       // Memory plus swap, where swap is accounted: the same cap, so a runaway command is stopped, not swapped.
-      try {
-        writeFileSync(join(dir, 'memory.memsw.limit_in_bytes'), String(memoryBytes));
-      } catch {
-        // No swap accounting on this host.
-      }
+      controls.push(`memory.limit_in_bytes=${memoryBytes}`, `?memory.memsw.limit_in_bytes=${memoryBytes}`);
     }
     // v1 shares: 1024 is the default, as weight 100 is on v2.
-    if (h.controller === 'cpu' && cpuWeight !== null) writeFileSync(join(dir, 'cpu.shares'), String(Math.max(2, Math.round((cpuWeight * 1024) / 100))));
-    if (h.controller === 'unified' && memoryBytes !== null) {
-      writeFileSync(join(dir, 'memory.max'), String(memoryBytes));
-      // No swap beyond the limit, or memory.max would only slow a runaway command down.
-      try {
-        writeFileSync(join(dir, 'memory.swap.max'), '0');
-      } catch {
-        // No swap accounting on this host: nothing to cap.
-      }
-    }
-    if (h.controller === 'unified' && cpuWeight !== null) writeFileSync(join(dir, 'cpu.weight'), String(cpuWeight));
+    if (cpuWeight !== null) controls.push(v2 ? `cpu.weight=${cpuWeight}` : `cpu.shares=${Math.max(2, Math.round((cpuWeight * 1024) / 100))}`);
+    return controls;
   }
 }
 
@@ -192,18 +176,18 @@ function read(path: string): string {
 /** cgroup.kill where the kernel has it (v2), else SIGKILL to every listed process until none is left. */
 async function killAndRemove(dir: string): Promise<void> {
   try {
-    writeFileSync(join(dir, 'cgroup.kill'), '1');
+    await writeFile(join(dir, 'cgroup.kill'), '1');
   } catch {
-    // v1, or a kernel before 5.14: kill them one by one.
+    // v1, a kernel before 5.14, or a session whose commands never made the cgroup: kill them one by one.
   }
   for (let round = 0; round < 200; round++) {
     let pids: number[];
     try {
-      pids = read(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+      pids = (await readFile(join(dir, 'cgroup.procs'), 'utf8')).split('\n').filter(Boolean).map(Number);
     } catch {
       return;
     }
-    if (!pids.length && removeDir(dir)) return;
+    if (!pids.length && (await removeDir(dir))) return;
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -216,10 +200,10 @@ async function killAndRemove(dir: string): Promise<void> {
   }
 }
 
-function removeDir(dir: string): boolean {
+async function removeDir(dir: string): Promise<boolean> {
   try {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeDir(join(dir, entry.name));
-    rmdirSync(dir);
+    for (const entry of await readdir(dir, { withFileTypes: true })) if (entry.isDirectory()) await removeDir(join(dir, entry.name));
+    await rmdir(dir);
     return true;
   } catch {
     return false;

@@ -1,5 +1,4 @@
 // The local executor: resolves requests, runs commands in supervisor workers, and hands out process handles.
-import { statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { loadBinding } from '../native/loader.js';
 import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
@@ -215,12 +214,10 @@ export class LocalExecutor {
     return handle;
   }
 
-  /** Hands the command to a supervisor worker; a workdir that cannot be entered settles the handle as failed. */
+  /** Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. */
   #begin(handle: StartedCommand, spec: ExecSpec, timeoutMs: number | null): void {
     // A command whose preparation outlived the executor: close() has ended every handle still preparing.
     if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
-    const problem = workdirProblem(spec.workdir);
-    if (problem) return handle.fail(problem, spec.sandbox);
     const launch = new Launch(this.#hosts, {
       captureId: handle.captureId,
       command: spec.command,
@@ -254,15 +251,6 @@ export class LocalExecutor {
     await Promise.all(launches.flatMap((launch) => (launch.live ? [sweep(launch.live.runnerPid, launch.live.pgid)] : [])));
     await within(released, RUNNER_EXIT_MS);
   }
-}
-
-function workdirProblem(workdir: string): string | undefined {
-  try {
-    if (!statSync(workdir).isDirectory()) return `ENOTDIR: not a directory, chdir '${workdir}'`;
-  } catch (error) {
-    return (error as Error).message.replace(/, stat '/, ", chdir '");
-  }
-  return undefined;
 }
 
 function abortedBeforeStart(timeoutMs: number): RunResult {

@@ -1,6 +1,7 @@
 // The runtime's private spill directory (0700, unpredictable name, locked while the runtime lives) with one subdirectory per session.
-import { chmodSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+// Startup-only synchronous calls: the root is made and locked once, in the constructor.
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CaptureBackend } from '../capture/types.js';
@@ -35,20 +36,14 @@ export class SpillDirs {
     if (!keep) this.#lock = binding.lockSpillRoot(this.root);
   }
 
-  /** The session's directory, created on first use; undefined when it cannot be made (the root was removed,
-   * the disk is full): the call then runs with no spill file. Session ids never become path components. A
-   * session directory removed later is made again by the capture at its next spill. */
-  dirFor(sessionId: string | undefined): string | undefined {
+  /** The session's directory. Nothing is made here: the capture makes it (0700, inside the root only) when the
+   * session's first spill file is opened, and again if it was removed meanwhile, so a call never waits on the
+   * disk for it. Session ids never become path components. */
+  dirFor(sessionId: string | undefined): string {
     const key = sessionId ?? '';
     let session = this.#sessions.get(key);
     if (!session) {
-      const dir = join(this.root, `session-${this.#next++}`);
-      try {
-        mkdirSync(dir, { mode: 0o700 });
-      } catch {
-        return undefined;
-      }
-      session = { dir, settled: 0, live: new Set() };
+      session = { dir: join(this.root, `session-${this.#next++}`), settled: 0, live: new Set() };
       this.#sessions.set(key, session);
     }
     return session.dir;
@@ -85,13 +80,13 @@ export class SpillDirs {
     const session = this.#sessions.get(key);
     if (!session) return;
     this.#sessions.delete(key);
-    if (this.#keep) removeIfEmpty(session.dir);
+    if (this.#keep) await removeIfEmpty(session.dir);
     else await rm(session.dir, { recursive: true, force: true });
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.#sessions.keys()].map((key) => this.closeSession(key)));
-    if (this.#keep) removeIfEmpty(this.root);
+    if (this.#keep) await removeIfEmpty(this.root);
     else await rm(this.root, { recursive: true, force: true });
     if (this.#lock !== undefined) loadBinding().closeFd(this.#lock);
     this.#lock = undefined;
@@ -113,9 +108,9 @@ function spilledNow(capture: CaptureBackend, id: number): number {
 }
 
 /** Kept spill files stay; directories that hold none do not. */
-function removeIfEmpty(dir: string): void {
+async function removeIfEmpty(dir: string): Promise<void> {
   try {
-    rmdirSync(dir);
+    await rmdir(dir);
   } catch {
     // Not empty (a kept spill file), or already gone.
   }

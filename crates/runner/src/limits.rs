@@ -1,8 +1,8 @@
-//! Resource limits of one command: joining its session's cgroups (pids, memory; prepared by the host) and a
+//! Resource limits of one command: joining its session's cgroups (pids, memory, cpu; made and limited here, by
+//! the first command of the session, so the host never waits on cgroupfs) and a
 //! process-count rlimit for when the command runs in its own user namespace, where the kernel counts its
 //! processes apart from the host's.
 
-use std::ffi::CString;
 use std::os::fd::{AsFd, OwnedFd};
 
 use rustix::fs::{Mode, OFlags};
@@ -14,16 +14,42 @@ pub struct Prepared {
 }
 
 /// # Errors
-/// The cgroup that cannot be joined; the command must then not run (its limits would not hold).
-pub fn prepare(cgroups: &[String], nproc: Option<u64>) -> Result<Prepared, String> {
+/// The cgroup that cannot be made, limited or joined; the command must then not run (its limits would not hold).
+pub fn prepare(cgroups: &[String], limits: &[String], nproc: Option<u64>) -> Result<Prepared, String> {
     let mut procs = Vec::new();
     for dir in cgroups {
-        let path = CString::new(format!("{dir}/cgroup.procs")).map_err(|_| "sandbox cgroup: NUL in path".to_string())?;
-        let fd = rustix::fs::open(path.as_c_str(), OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(|e| format!("sandbox cgroup {dir}: {}", std::io::Error::from(e)))?;
+        let fail = |what: &str, e: rustix::io::Errno| format!("sandbox cgroup {dir}: {what}: {}", std::io::Error::from(e));
+        // Concurrent first commands of one session may both make it: EEXIST is the other one's success.
+        match rustix::fs::mkdir(dir.as_str(), Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(fail("mkdir", e)),
+        }
+        // Written by every command, not only the one that made the cgroup: a command that joins must never find
+        // it still unlimited. Writing the same value again is a no-op for the kernel.
+        for limit in limits {
+            let (optional, limit) = match limit.strip_prefix('?') {
+                Some(rest) => (true, rest),
+                None => (false, limit.as_str()),
+            };
+            let Some((name, value)) = limit.split_once('=') else { continue };
+            match write_control(&format!("{dir}/{name}"), value) {
+                // Another hierarchy's file (a v1 hierarchy holds one controller's files).
+                Err(rustix::io::Errno::NOENT) => {}
+                Err(_) if optional => {}
+                Err(e) => return Err(fail(name, e)),
+                Ok(()) => {}
+            }
+        }
+        let fd = rustix::fs::open(format!("{dir}/cgroup.procs").as_str(), OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(|e| fail("cgroup.procs", e))?;
         procs.push(fd);
     }
     Ok(Prepared { procs, nproc })
+}
+
+fn write_control(path: &str, value: &str) -> Result<(), rustix::io::Errno> {
+    let fd = rustix::fs::open(path, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
+    rustix::io::write(&fd, value.as_bytes()).map(|_| ())
 }
 
 impl Prepared {

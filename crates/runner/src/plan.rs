@@ -21,8 +21,11 @@ pub struct Plan {
     pub allow_unix_sockets: bool,
     /// Directories hidden from a confined command (the runtime's state): empty in its view.
     pub hidden: Vec<String>,
-    /// Cgroup directories (one per hierarchy) the command joins before it runs.
+    /// Cgroup directories (one per hierarchy) the command joins before it runs, made when missing.
     pub cgroups: Vec<String>,
+    /// `NAME=VALUE` control-file writes applied to each of those cgroups that has NAME (`?NAME=VALUE`: where the
+    /// kernel accepts it), before joining.
+    pub cgroup_limits: Vec<String>,
     /// Process-count limit of a command that runs in its own user namespace.
     pub nproc: Option<u64>,
     /// How the Landlock backend guards metadata: a mount namespace, else seccomp (`Auto`), or seccomp only.
@@ -45,7 +48,7 @@ pub enum Invocation {
     ExecLimited { nproc: u64, argv: Vec<String> },
 }
 
-pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--cgroup DIR]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n(fd 3 must be the status socket when running a command)";
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n(fd 3 must be the status socket when running a command)";
 
 /// # Errors
 /// A message naming the bad argument.
@@ -56,6 +59,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let mut allow_unix_sockets = false;
     let mut hidden = Vec::new();
     let mut cgroups = Vec::new();
+    let mut cgroup_limits = Vec::new();
     let mut nproc = None;
     let mut isolation = Isolation::Auto;
     let mut iter = args.iter();
@@ -82,6 +86,13 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--allow-unix-sockets" => allow_unix_sockets = true,
             "--hide" => hidden.push(value(&mut iter, arg)?),
             "--cgroup" => cgroups.push(value(&mut iter, arg)?),
+            "--cgroup-limit" => {
+                let limit = value(&mut iter, arg)?;
+                if !limit.trim_start_matches('?').contains('=') {
+                    return Err(format!("--cgroup-limit: expected NAME=VALUE, got {limit:?}"));
+                }
+                cgroup_limits.push(limit);
+            }
             "--nproc" => {
                 let n = value(&mut iter, arg)?;
                 nproc = Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--nproc: not a positive count: {n:?}"))?);
@@ -101,7 +112,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                 if allow_unix_sockets && !deny_network {
                     return Err("--allow-unix-sockets applies only with --deny-network".into());
                 }
-                let plan = Plan { command, backend, writable, deny_network, allow_unix_sockets, hidden, cgroups, nproc, isolation };
+                let plan = Plan { command, backend, writable, deny_network, allow_unix_sockets, hidden, cgroups, cgroup_limits, nproc, isolation };
                 return Ok(Invocation::Run(plan));
             }
             other => return Err(format!("unknown argument {other:?}")),
@@ -132,9 +143,10 @@ mod tests {
 
     #[test]
     fn sandbox_layers_and_limits() {
-        let plan = run(&["--landlock", "--hide", "/s", "--hide", "/t", "--cgroup", "/cg/a", "--nproc", "40", "--isolation", "seccomp", "-c", "x"]);
+        let plan = run(&["--landlock", "--hide", "/s", "--hide", "/t", "--cgroup", "/cg/a", "--cgroup-limit", "pids.max=9", "--nproc", "40", "--isolation", "seccomp", "-c", "x"]);
         assert_eq!(plan.hidden, ["/s", "/t"]);
         assert_eq!(plan.cgroups, ["/cg/a"]);
+        assert_eq!(plan.cgroup_limits, ["pids.max=9"]);
         assert_eq!(plan.nproc, Some(40));
         assert_eq!(plan.isolation, Isolation::Seccomp);
         assert_eq!(run(&["-c", "x"]).isolation, Isolation::Auto);

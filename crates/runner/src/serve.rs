@@ -182,7 +182,9 @@ fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
         return 1;
     }
     if let Err(e) = std::env::set_current_dir(&request.cwd) {
-        status.line(&format!("error spawn: chdir {}: {e}", request.cwd));
+        // The command's own mistake (a missing or non-directory workdir), not the runner's: its own status word,
+        // with the errno, so the host words it as it words any other system error.
+        status.line(&format!("workdir {}", e.raw_os_error().unwrap_or(0)));
         return 1;
     }
     // Single-threaded (a fresh fork of the server): changing the environment races with nothing.

@@ -123,7 +123,7 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
     // inside its own through the runner's exec wrapper (see argv).
     let nproc = if matches!(plan.backend, Backend::Landlock) { plan.nproc } else { None };
     let mut layers = Layers {
-        limits: limits::prepare(&plan.cgroups, nproc)?,
+        limits: limits::prepare(&plan.cgroups, &plan.cgroup_limits, nproc)?,
         namespace: None,
         ruleset: None,
         fallback: None,
