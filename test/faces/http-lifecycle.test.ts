@@ -1,6 +1,6 @@
 // The HTTP face as an operator runs it: health and readiness, session and command limits, idle expiry, drain, logs
 // and bad input — over real HTTP with the SDK client.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';
 import { request } from 'node:http';
 import { existsSync, rmSync } from 'node:fs';
@@ -121,8 +121,15 @@ describe('command caps', () => {
 });
 
 describe('idle expiry', () => {
+  /** A clock the test moves: expiry then depends on what the test does, never on how fast a loaded host runs it. */
+  function manualClock(): { now: () => number; advance: (ms: number) => void } {
+    let now = 0;
+    return { now: () => now, advance: (ms) => void (now += ms) };
+  }
+
   it('closes a session idle past --idle-timeout: jobs killed, spill removed, logged; its id is then unknown', async () => {
-    const { server, logs } = await start({ idleTimeoutMs: 1500 });
+    const clock = manualClock();
+    const { server, logs } = await start({ idleTimeoutMs: 1000, clock: clock.now });
     const tc = await connect(server, 'idle');
     const sessionId = tc.client.transport!.sessionId!;
     const marker = `42.${process.pid}1`;
@@ -130,6 +137,11 @@ describe('idle expiry', () => {
     const spill = spillPathOf(textOf(await call(tc.client, 'bash', { command: 'seq 1 100000', description: 'print many numbers' })));
     expect(existsSync(spill)).toBe(true);
     await until(() => processesWith(`sleep ${marker}`).length > 0, 10_000, 'the job to start');
+    clock.advance(999);
+    // Several sweeps run (every 100 ms) while the session is one millisecond short of its timeout.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.sessionIds()).toContain(sessionId);
+    clock.advance(1);
     await until(() => !server.sessionIds().includes(sessionId), 15_000, 'the session to expire');
     await until(() => processesWith(`sleep ${marker}`).length === 0, 15_000, 'the job to be killed');
     await until(() => !existsSync(spill), 10_000, 'the spill file to be removed');
@@ -144,11 +156,23 @@ describe('idle expiry', () => {
   });
 
   it('keeps a session whose call outlasts the idle timeout', async () => {
-    const { server } = await start({ idleTimeoutMs: 400 });
+    const clock = manualClock();
+    const { server } = await start({ idleTimeoutMs: 1000, clock: clock.now });
     const tc = await connect(server, 'busy');
-    const text = textOf(await call(tc.client, 'bash', { command: 'sleep 1.5; echo still-here', description: 'outlast the idle timeout' }));
-    expect(text).toBe('still-here\n');
-    expect(server.sessionIds()).toContain(tc.client.transport!.sessionId);
+    const sessionId = tc.client.transport!.sessionId;
+    const marker = `43.${process.pid}1`;
+    const answer = call(tc.client, 'bash', { command: `sleep ${marker} & wait; echo still-here`, description: 'outlast the idle timeout' });
+    await until(() => processesWith(`sleep ${marker}`).length > 0, 10_000, 'the call to start');
+    clock.advance(5000);
+    // Sweeps run meanwhile; the call in flight keeps the session.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    spawnSync('pkill', ['-f', `^sleep ${marker}$`]);
+    expect(textOf(await answer)).toBe('still-here\n');
+    // Idle time counts from the call's end: sweeps after it leave the session open.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.sessionIds()).toContain(sessionId);
+    clock.advance(1000);
+    await until(() => !server.sessionIds().includes(sessionId), 15_000, 'the session to expire once idle');
   });
 });
 

@@ -34,6 +34,8 @@ export interface SessionsOptions {
   maxBodyBytes?: number;
   /** A refusal for a tool call before the command caps are judged (a draining server). */
   gate: () => string | undefined;
+  /** The idle clock, in milliseconds. Default Date.now. */
+  clock?: () => number;
 }
 
 export class HttpSessions {
@@ -46,6 +48,10 @@ export class HttpSessions {
 
   constructor(options: SessionsOptions) {
     this.#options = options;
+  }
+
+  #now(): number {
+    return (this.#options.clock ?? Date.now)();
   }
 
   get size(): number {
@@ -87,7 +93,7 @@ export class HttpSessions {
       eventStore: store,
       maxRequestBodySize: this.#options.maxBodyBytes,
       onsessioninitialized: () => {
-        entry = { id, server, transport, session, store, openedAt: now, lastRequestAt: now, callsInFlight: 0 };
+        entry = { id, server, transport, session, store, openedAt: now, lastRequestAt: this.#now(), callsInFlight: 0 };
         this.#open.set(id, entry);
         observer.sessionOpened(id);
       },
@@ -100,7 +106,11 @@ export class HttpSessions {
       } else {
         if (event.tool === 'bash') counter.ended(id);
         this.#callsInFlight -= 1;
-        if (entry) entry.callsInFlight -= 1;
+        if (entry) {
+          entry.callsInFlight -= 1;
+          // Idle time counts from the end of the last call, not from its request: a long call is activity.
+          entry.lastRequestAt = this.#now();
+        }
         if (this.#callsInFlight === 0) for (const resolve of this.#quiet.splice(0)) resolve();
       }
       observer.call(event);
@@ -140,7 +150,7 @@ export class HttpSessions {
 
   /** Passes a request to its session's transport, keeping the idle clock and the standalone stream's cursor. */
   async handle(entry: HttpSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    entry.lastRequestAt = Date.now();
+    entry.lastRequestAt = this.#now();
     if (req.method === 'GET' && req.headers['last-event-id'] === undefined) {
       // Notices stored while no stream was open reach the client as a replay on its next stream.
       const cursor = entry.store.openStandalone();
@@ -151,7 +161,7 @@ export class HttpSessions {
   }
 
   /** Closes the sessions idle longer than `idleMs` with no call in flight; returns how many. */
-  expireIdle(idleMs: number, now = Date.now()): number {
+  expireIdle(idleMs: number, now = this.#now()): number {
     let expired = 0;
     for (const entry of this.#open.values()) {
       if (entry.callsInFlight === 0 && now - entry.lastRequestAt >= idleMs) {

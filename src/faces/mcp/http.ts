@@ -54,6 +54,8 @@ export interface HttpServeOptions extends CommandLimits {
   maxSessions?: number;
   /** A session with no request for this long and no call in flight is closed. Default 30 minutes; 0 never. */
   idleTimeoutMs?: number;
+  /** The clock idle expiry reads, in milliseconds (tests inject one). Default Date.now. */
+  clock?: () => number;
   /** Largest request body. Default 4 MiB. */
   maxBodyBytes?: number;
   /** A client must send its request headers within this time. Default 10000. */
@@ -144,6 +146,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     observer,
     events: options.events,
     maxBodyBytes: options.maxBodyBytes,
+    clock: options.clock,
     gate: () => {
       if (!draining) return undefined;
       observer.refused('draining');
