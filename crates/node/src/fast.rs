@@ -40,6 +40,7 @@ unsafe fn args<const N: usize>(
 ) -> Result<[sys::napi_value; N]> {
     let mut argv = [ptr::null_mut(); N];
     let mut argc = N;
+    // SAFETY: `env` and `info` are the ones N-API passed to this callback; `argv` has room for `argc` values.
     let code = unsafe {
         sys::napi_get_cb_info(
             env,
@@ -56,6 +57,7 @@ unsafe fn args<const N: usize>(
 
 unsafe fn number(env: sys::napi_env, value: sys::napi_value, name: &str) -> Result<f64> {
     let mut out = 0.0;
+    // SAFETY: `env` is this call's env, `value` one of its arguments, `out` a valid place for the result.
     if unsafe { sys::napi_get_value_double(env, value, &mut out) } != sys::Status::napi_ok {
         return Err(invalid(name, "a number"));
     }
@@ -65,6 +67,7 @@ unsafe fn number(env: sys::napi_env, value: sys::napi_value, name: &str) -> Resu
 /// A number converted the way N-API converts to u32 (modulo 2^32, NaN and infinities to 0), as napi-rs does.
 unsafe fn uint32(env: sys::napi_env, value: sys::napi_value, name: &str) -> Result<u32> {
     let mut out = 0;
+    // SAFETY: as in `number`.
     if unsafe { sys::napi_get_value_uint32(env, value, &mut out) } != sys::Status::napi_ok {
         return Err(invalid(name, "a number"));
     }
@@ -73,6 +76,7 @@ unsafe fn uint32(env: sys::napi_env, value: sys::napi_value, name: &str) -> Resu
 
 unsafe fn boolean(env: sys::napi_env, value: sys::napi_value, name: &str) -> Result<bool> {
     let mut out = false;
+    // SAFETY: as in `number`.
     if unsafe { sys::napi_get_value_bool(env, value, &mut out) } != sys::Status::napi_ok {
         return Err(invalid(name, "a boolean"));
     }
@@ -91,6 +95,7 @@ unsafe fn bytes<'a>(
 ) -> Result<&'a mut [u8]> {
     let mut data = ptr::null_mut();
     let mut len = 0;
+    // SAFETY: as in `number`; `data` and `len` are valid places for the buffer's address and length.
     if unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) } != sys::Status::napi_ok
     {
         return Err(invalid(name, "a Buffer or Uint8Array"));
@@ -113,6 +118,7 @@ unsafe fn numbers<'a>(
     let mut data = ptr::null_mut();
     let mut buffer = ptr::null_mut();
     let mut offset = 0;
+    // SAFETY: `env` is this call's env, `value` one of its arguments; every out-pointer is a valid local.
     let code = unsafe {
         sys::napi_get_typedarray_info(
             env,
@@ -138,19 +144,23 @@ unsafe fn numbers<'a>(
 unsafe fn kind_arg(env: sys::napi_env, value: sys::napi_value) -> Result<Either<u32, String>> {
     let mut ty = 0;
     status(
+        // SAFETY: `env` is this call's env, `value` one of its arguments, `ty` a valid place for the type.
         unsafe { sys::napi_typeof(env, value, &mut ty) },
         "napi_typeof",
     )?;
     if ty == sys::ValueType::napi_number {
+        // SAFETY: `value` is a number (checked just above) of this call's env.
         return Ok(Either::A(unsafe { uint32(env, value, "chunk kind") }?));
     }
     if ty != sys::ValueType::napi_string {
         return Err(invalid("chunk kind", "a number or a string"));
     }
     let mut len = 0;
+    // SAFETY: a null buffer of size 0 asks only for the length, written to `len`.
     let code = unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) };
     status(code, "reading the chunk kind")?;
     let mut text = vec![0u8; len + 1];
+    // SAFETY: `text` holds `len + 1` bytes, room for the string and its NUL.
     let code = unsafe {
         sys::napi_get_value_string_utf8(env, value, text.as_mut_ptr().cast(), len + 1, &mut len)
     };
@@ -162,6 +172,7 @@ unsafe fn kind_arg(env: sys::napi_env, value: sys::napi_value) -> Result<Either<
 unsafe fn undefined(env: sys::napi_env) -> Result<sys::napi_value> {
     let mut out = ptr::null_mut();
     status(
+        // SAFETY: `env` is this call's env; `out` a valid place for the value.
         unsafe { sys::napi_get_undefined(env, &mut out) },
         "napi_get_undefined",
     )?;
@@ -171,6 +182,7 @@ unsafe fn undefined(env: sys::napi_env) -> Result<sys::napi_value> {
 unsafe fn js_bool(env: sys::napi_env, value: bool) -> Result<sys::napi_value> {
     let mut out = ptr::null_mut();
     status(
+        // SAFETY: as in `undefined`.
         unsafe { sys::napi_get_boolean(env, value, &mut out) },
         "napi_get_boolean",
     )?;
@@ -182,6 +194,7 @@ unsafe fn respond(env: sys::napi_env, result: Result<sys::napi_value>) -> sys::n
     match result {
         Ok(value) => value,
         Err(e) => {
+            // SAFETY: `env` is this call's env, and no exception is pending (each call throws at most once).
             unsafe { JsError::from(e).throw_into(env) };
             ptr::null_mut()
         }
@@ -190,6 +203,7 @@ unsafe fn respond(env: sys::napi_env, result: Result<sys::napi_value>) -> sys::n
 
 /// `write(capture, stream, data)`: see `lib.rs`.
 unsafe extern "C" fn write(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: `env` and `info` come from N-API for this call; the argument slices live no longer than it.
     let result = guard(|| unsafe {
         let [capture, stream_id, data] = args::<3>(env, info)?;
         let capture = number(env, capture, "capture")?;
@@ -198,6 +212,7 @@ unsafe extern "C" fn write(env: sys::napi_env, info: sys::napi_callback_info) ->
         registry::write(id(capture)?, stream(stream_id)?, data).map_err(core_error)?;
         undefined(env)
     });
+    // SAFETY: `env` is this call's env.
     unsafe { respond(env, result) }
 }
 
@@ -206,6 +221,7 @@ unsafe extern "C" fn ring_append(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
+    // SAFETY: as in `write`.
     let result = guard(|| unsafe {
         let [capture, chunk_kind, data, gap] = args::<4>(env, info)?;
         let capture = number(env, capture, "capture")?;
@@ -215,6 +231,7 @@ unsafe extern "C" fn ring_append(
         registry::ring_append(id(capture)?, kind(&chunk_kind)?, data, gap).map_err(core_error)?;
         undefined(env)
     });
+    // SAFETY: `env` is this call's env.
     unsafe { respond(env, result) }
 }
 
@@ -225,6 +242,7 @@ unsafe extern "C" fn ring_read_into(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
+    // SAFETY: as in `write`; `buffer` and `table` are distinct JS objects, so the two slices never alias.
     let result = guard(|| unsafe {
         let [capture, buffer, table] = args::<3>(env, info)?;
         let capture = number(env, capture, "capture")?;
@@ -242,6 +260,7 @@ unsafe extern "C" fn ring_read_into(
         .map_err(core_error)?;
         js_bool(env, read.is_ok())
     });
+    // SAFETY: `env` is this call's env.
     unsafe { respond(env, result) }
 }
 
