@@ -176,7 +176,9 @@ mod tests {
         }
         assert_eq!(walked.len(), 3, "two sleeps and a subshell: {walked:?}");
         assert_eq!(walked, sorted(descendants_by_scan(pid)));
+        // Cleanup only (the killing is tested above): bash must not be left waiting for its sleeps' own end.
         kill_all(pid, None, || {});
+        let _ = root.kill();
         root.wait().unwrap();
     }
 
