@@ -3,7 +3,8 @@
 //   npm run bench                   every suite
 //   npm run bench -- ring spill     the named suites (a name may also be a suite's alias, e.g. capture)
 //   npm run bench -- --json         also write bench/results/latest.json (a run of named suites replaces
-//                                   theirs and keeps the others', each suite with the date it was measured)
+//                                   theirs and keeps the others', each suite with its own date, commit and
+//                                   machine)
 import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { stableJson } from './lib/json.js';
 import { machine } from './lib/machine.js';
+import { codeState, provenance, type Provenance } from './lib/provenance.js';
 import { renderSuite } from './lib/print.js';
 import type { Suite, SuiteResult } from './lib/types.js';
 
@@ -23,13 +25,14 @@ const here = path.dirname(self);
 const SUITE_FLAG = '--suite=';
 const suitesDir = path.join(here, 'suites');
 // The compiled runner lives in dist/bench; the results file belongs to the source tree.
-const resultsFile = path.resolve(here, '../../bench/results/latest.json');
+const repo = path.resolve(here, '../..');
+/** Another results file (tests write one of their own); the commit measured is still this checkout's. */
+const resultsFile = process.env.SHELLRING_BENCH_RESULTS ?? path.join(repo, 'bench/results/latest.json');
 
-/** The results already written, each with the date it was measured (an older file dates them all at once). */
-function keptResults(): Record<string, { date?: string }> {
+/** The results already written, each as it was stored: its provenance is its own (or missing), never this run's. */
+function keptResults(): Record<string, unknown> {
   if (!fs.existsSync(resultsFile)) return {};
-  const file = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { date: string; suites?: Record<string, { date?: string }> };
-  return Object.fromEntries(Object.entries(file.suites ?? {}).map(([name, result]) => [name, { date: file.date, ...result }]));
+  return (JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { suites?: Record<string, unknown> }).suites ?? {};
 }
 
 /** Results in the order of the suites' names. */
@@ -99,15 +102,17 @@ async function main(): Promise<void> {
   const suites = await loadSuites();
   const chosen = select(suites, args.filter((a) => !a.startsWith('-')));
   const facts = machine();
+  const code = codeState(repo);
   const date = new Date().toISOString();
-  console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, load ${facts.load.join(' ')}, ${date}\n`);
-  const results: Record<string, SuiteResult & { seconds: number; date: string }> = {};
+  const tree = `${code.commit.slice(0, 10)}${code.dirty ? ' with uncommitted changes' : ''}`;
+  console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, load ${facts.load.join(' ')}, ${date}, ${tree}\n`);
+  const results: Record<string, SuiteResult & Provenance & { seconds: number }> = {};
   const started = performance.now();
   for (const name of chosen) {
     const t0 = performance.now();
     const result = await runInChild(name);
     const seconds = (performance.now() - t0) / 1000;
-    results[name] = { ...result, seconds, date: new Date().toISOString() };
+    results[name] = { ...result, seconds, ...provenance(code) };
     console.log(renderSuite(result, seconds));
   }
   const seconds = (performance.now() - started) / 1000;
@@ -117,7 +122,7 @@ async function main(): Promise<void> {
   if (json) {
     fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
     const merged = Object.fromEntries(suitesOrder(suites, { ...keptResults(), ...results }));
-    fs.writeFileSync(resultsFile, stableJson({ date, machine: facts, suites: merged, selected: chosen, seconds }));
+    fs.writeFileSync(resultsFile, stableJson({ suites: merged }));
     console.log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
   }
 }

@@ -1,6 +1,11 @@
-// Prints the benchmark targets of bench/results/latest.json as the Markdown table the README carries.
+// Prints the benchmark targets of bench/results/latest.json as the Markdown table the README carries: each suite
+// with the date and commit it was measured on; a suite without provenance, or measured on code that is not in this
+// checkout's history, cannot be shown.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Machine } from './lib/machine.js';
+import { unshowable, type Provenance } from './lib/provenance.js';
 
 interface Target {
   claim: string;
@@ -8,26 +13,34 @@ interface Target {
   met: boolean;
 }
 
-interface Results {
-  date: string;
-  machine: { cpu?: string; cores?: number; node?: string };
-  suites: Record<string, { targets?: Target[]; date?: string }>;
-}
+type Stored = Partial<Provenance> & { targets?: Target[] };
 
-/** `path` defaults to the results file of the repository it runs in (npm scripts run from its root). */
-export function benchTable(path = 'bench/results/latest.json'): string {
-  const results = JSON.parse(readFileSync(path, 'utf8')) as Results;
-  const lines = ['| suite | target | measured | met |', '| --- | --- | --- | --- |'];
-  for (const [name, suite] of Object.entries(results.suites)) {
+/** `path` defaults to the results file of the repository it runs in (npm scripts run from its root); its commits
+ * are looked up in `repo`, by default the repository that holds it. */
+export function benchTable(path = 'bench/results/latest.json', repo = resolve(dirname(path), '../..')): string {
+  const suites = (JSON.parse(readFileSync(path, 'utf8')) as { suites?: Record<string, Stored> }).suites ?? {};
+  const lines = ['| suite | target | measured | met | date | commit |', '| --- | --- | --- | --- | --- | --- |'];
+  const hidden: string[] = [];
+  const machines = new Set<string>();
+  for (const [name, suite] of Object.entries(suites)) {
+    const why = unshowable(repo, suite);
+    if (why) {
+      hidden.push(`${name} (${why})`);
+      continue;
+    }
+    machines.add(describe(suite.machine!));
     for (const target of suite.targets ?? []) {
-      lines.push(`| ${name} | ${escape(target.claim)} | ${escape(target.figure)} | ${target.met ? 'yes' : '**no**'} |`);
+      const cells = [name, escape(target.claim), escape(target.figure), target.met ? 'yes' : '**no**', suite.date!.slice(0, 10), suite.commit!.slice(0, 10)];
+      lines.push(`| ${cells.join(' | ')} |`);
     }
   }
-  const { cpu, cores, node } = results.machine;
-  const dates = Object.values(results.suites).map((suite) => (suite.date ?? results.date).slice(0, 10)).sort();
-  const when = dates[0] === dates.at(-1) ? dates[0] : `${dates[0]} to ${dates.at(-1)}`;
-  lines.push('', `Measured ${when ?? results.date.slice(0, 10)} on ${cores ?? '?'} cores (${cpu ?? 'unknown CPU'}), Node ${node ?? '?'}.`);
+  lines.push('', `Measured on ${[...machines].join('; ') || 'no machine'}.`);
+  if (hidden.length) lines.push(`Not shown: ${hidden.join(', ')}.`);
   return lines.join('\n');
+}
+
+function describe(machine: Machine): string {
+  return `${machine.cores} cores (${machine.cpu}), ${machine.platform} ${machine.kernel}, Node ${machine.node}`;
 }
 
 function escape(text: string): string {

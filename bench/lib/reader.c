@@ -1,6 +1,8 @@
-/* The trivial reader shellring's capture is measured against: grows a pipe to PIPE_BYTES, runs `bash -c COMMAND`
- * with stdout on it, and reads READ_BYTES at a time until end-of-file, writing each read to OUT unless OUT is -.
- * Prints the byte count. usage: reader PIPE_BYTES READ_BYTES OUT|- COMMAND */
+/* The readers shellring's capture is measured against, each doing less work than it: grows a pipe to PIPE_BYTES,
+ * runs `bash -c COMMAND` with stdout on it, and drains it until end-of-file, READ_BYTES at a time, into OUT (a new
+ * file) or, with OUT -, nowhere. MODE read: blocking read(2) into one buffer (then write(2) to OUT); MODE splice:
+ * splice(2) from the pipe to OUT or /dev/null, no copy through user space at all. Prints the byte count.
+ * usage: reader PIPE_BYTES READ_BYTES read|splice OUT|- COMMAND */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +12,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Blocking reads; each read written out in full unless out < 0. */
+static long long by_read(int in, int out, size_t size) {
+  char *buf = malloc(size);
+  long long total = 0;
+  for (;;) {
+    ssize_t n = read(in, buf, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) return total;
+    total += n;
+    for (ssize_t at = 0; out >= 0 && at < n;) {
+      ssize_t w = write(out, buf + at, (size_t)(n - at));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return -1;
+      at += w;
+    }
+  }
+}
+
+/* Pages moved from the pipe to `out` by the kernel. */
+static long long by_splice(int in, int out, size_t size) {
+  long long total = 0;
+  for (;;) {
+    ssize_t n = splice(in, NULL, out, NULL, size, SPLICE_F_MOVE);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) return total;
+    total += n;
+  }
+}
+
 int main(int argc, char **argv) {
-  if (argc != 5) return 2;
+  if (argc != 6) return 2;
+  int splicing = strcmp(argv[3], "splice") == 0;
+  if (!splicing && strcmp(argv[3], "read") != 0) return 2;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return 3;
   fcntl(fds[0], F_SETPIPE_SZ, atoi(argv[1]));
@@ -19,25 +54,16 @@ int main(int argc, char **argv) {
   pid_t pid = fork();
   if (pid == 0) {
     dup2(fds[1], 1);
-    execl("/bin/bash", "bash", "-c", argv[4], (char *)NULL);
+    execl("/bin/bash", "bash", "-c", argv[5], (char *)NULL);
     _exit(127);
   }
   close(fds[1]);
-  int out = strcmp(argv[3], "-") == 0 ? -1 : open(argv[3], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  char *buf = malloc(size);
-  long long total = 0;
-  for (;;) {
-    ssize_t n = read(fds[0], buf, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    total += n;
-    for (ssize_t at = 0; out >= 0 && at < n;) {
-      ssize_t w = write(out, buf + at, (size_t)(n - at));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return 4;
-      at += w;
-    }
-  }
+  int discard = strcmp(argv[4], "-") == 0;
+  int out = discard ? (splicing ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1)
+                    : open(argv[4], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (!discard && out < 0) return 4;
+  long long total = splicing ? by_splice(fds[0], out, size) : by_read(fds[0], out, size);
+  if (total < 0) return 4;
   if (out >= 0 && close(out) != 0) return 5;
   int status = 0;
   waitpid(pid, &status, 0);

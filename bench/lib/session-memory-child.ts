@@ -34,7 +34,7 @@ export interface SessionMemoryReport {
 const [who, sessionCount, jobCount] = process.argv.slice(2);
 const SESSIONS = Number(sessionCount);
 const JOBS = Number(jobCount);
-const MARKER = 'sleep 30.0';
+const MARKER = 'sleep 300.0';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
@@ -73,7 +73,8 @@ function marked(): { pids: number[]; rss: number } {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // Hundreds of processes start or end here; a loaded machine takes its time.
+  const deadline = Date.now() + 120_000;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,15 +1,17 @@
-// One host for the process-spawn suite, started as `node spawn-child.js <heldMiB>`: holds that much JS heap (as an
-// agent server does), then times `true` through createRuntime()'s bash tool and a bare child_process.spawn in
-// interleaved rounds, one at a time and 32 in flight; prints one JSON line.
+// The one host every suite that compares with a bare spawn measures in, started as `node spawn-child.js <heldMiB>`:
+// holds that much JS heap (as an agent server does), then times `true` through createRuntime()'s bash tool, through
+// LocalExecutor.run and as a bare child_process.spawn in interleaved rounds, one at a time and 32 in flight; prints
+// one JSON line. The bare spawn is thus one baseline, measured one way, for process-spawn and executor-latency.
 import { performance } from 'node:perf_hooks';
 import { sequentialMs } from './timed.js';
-import { createRuntime, type Session } from '../../src/index.js';
+import { createRuntime, LocalExecutor, type Session } from '../../src/index.js';
 import { asyncRounds } from './async-rounds.js';
 import { bareSpawn } from './js-capture.js';
 import { MiB } from './units.js';
 
 export const TOOL = "createRuntime() bash tool: 'true'";
 export const BARE = "child_process.spawn('bash', ['-c', 'true'])";
+export const EXECUTOR = "LocalExecutor.run('true'), tail only";
 const ROUNDS = 5;
 const PER_ROUND = 40;
 const IN_FLIGHT = 32;
@@ -40,6 +42,11 @@ async function tool(session: Session): Promise<void> {
   if (result.isError || result.content[0]?.text !== '(no output)') throw new Error(`bash tool: ${JSON.stringify(result.content)}`);
 }
 
+async function direct(executor: LocalExecutor): Promise<void> {
+  const result = await executor.run(executor.resolve({ command: 'true' }));
+  if (result.exitCode !== 0) throw new Error(`executor: exit ${result.exitCode}`);
+}
+
 async function bare(): Promise<void> {
   const code = await bareSpawn('true');
   if (code !== 0) throw new Error(`bare spawn: exit ${code}`);
@@ -60,10 +67,11 @@ async function main(): Promise<void> {
   const heldMiB = Number(process.argv[2] ?? 0);
   hold(heldMiB * MiB);
   const runtime = await createRuntime();
+  const executor = new LocalExecutor({ maxSpillBytes: 0 });
   try {
     const session = runtime.session({ id: 'bench-spawn' });
     const sessions = Array.from({ length: IN_FLIGHT }, (_, i) => runtime.session({ id: `bench-spawn-${i}` }));
-    const cases = { [TOOL]: () => tool(session), [BARE]: bare };
+    const cases = { [TOOL]: () => tool(session), [EXECUTOR]: () => direct(executor), [BARE]: bare };
     for (let i = 0; i < 20; i++) for (const once of Object.values(cases)) await once();
     const latency = await asyncRounds(
       Object.entries(cases).map(([name, once]) => ({
@@ -75,6 +83,7 @@ async function main(): Promise<void> {
     const rate = await asyncRounds(
       [
         { name: TOOL, once: () => burst((i) => tool(sessions[i % IN_FLIGHT]!)) },
+        { name: EXECUTOR, once: () => burst(() => direct(executor)) },
         { name: BARE, once: () => burst(() => bare()) },
       ],
       ROUNDS,
@@ -87,7 +96,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } finally {
-    await runtime.close();
+    await Promise.all([runtime.close(), executor.close()]);
   }
 }
 

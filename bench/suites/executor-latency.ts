@@ -1,96 +1,20 @@
 // Executor latency suite: `true` end to end through LocalExecutor.run against a bare child_process.spawn, short
 // commands per second with 32 in flight, and the main thread's time per spawn while the host holds 1 GiB.
 import { execFileSync } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
-import { sequentialMs } from '../lib/timed.js';
 import { fileURLToPath } from 'node:url';
-import { LocalExecutor } from '../../src/index.js';
 import { atMost } from '../lib/at-most.js';
-import { asyncRounds, roundRatios, type AsyncCase } from '../lib/async-rounds.js';
 import { HEAP_EXECUTOR, HEAP_SPAWN, type HeapReport } from '../lib/heap-report.js';
-import { bareSpawn } from '../lib/js-capture.js';
-import { spread } from '../lib/percentiles.js';
 import { find, target, withRatios, type Figure } from '../lib/rows.js';
+import { BARE, EXECUTOR } from '../lib/spawn-child.js';
+import { latencyFigure, rateFigure, spawnHost } from '../lib/spawn-host.js';
 import type { SuiteResult } from '../lib/types.js';
-import { fmt, median } from '../lib/units.js';
+import { fmt } from '../lib/units.js';
 
 const HEAP_CHILD = fileURLToPath(new URL('../lib/heap-child.js', import.meta.url));
-const EXECUTOR = 'executor run';
-const SPAWN = 'child_process.spawn bash -c true';
-const LATENCY_ROUNDS = 4;
-const PER_ROUND = 50;
 const IN_FLIGHT = 32;
-const RATE_COMMANDS = 256;
-const RATE_ROUNDS = 3;
 const TARGET_LATENCY = 1.3;
 const TARGET_RATE = 100;
 const TARGET_BLOCKED_MS = 1;
-
-function once(executor: LocalExecutor, name: string): Promise<unknown> {
-  if (name === SPAWN) {
-    return bareSpawn('true').then((code) => {
-      if (code !== 0) throw new Error(`bare spawn: exit ${code}`);
-    });
-  }
-  return executor.run(executor.resolve({ command: 'true' })).then((r) => {
-    if (r.exitCode !== 0) throw new Error(`executor: exit ${r.exitCode}`);
-  });
-}
-
-async function latencies(executor: LocalExecutor): Promise<Figure[]> {
-  const cases: AsyncCase<number[]>[] = [SPAWN, EXECUTOR].map((name) => ({
-    name,
-    once: () => sequentialMs(() => once(executor, name), PER_ROUND),
-  }));
-  const rounds = await asyncRounds(cases, LATENCY_ROUNDS);
-  const p50s = (name: string): number[] => rounds.get(name)!.map((ms) => spread(ms).p50);
-  return [SPAWN, EXECUTOR].map((name) => {
-    const all = spread(rounds.get(name)!.flat());
-    const f: Figure = {
-      name: `${name}: latency`,
-      value: all.p50,
-      unit: 'p50 ms',
-      extra: { 'p99 ms': all.p99, 'max ms': all.max, runs: rounds.get(name)!.flat().length, 'rounds p50 ms': p50s(name) },
-    };
-    if (name !== SPAWN) {
-      f.baseline = `${SPAWN}: latency`;
-      f.ratio = median(roundRatios(p50s(name), p50s(SPAWN)));
-    }
-    return f;
-  });
-}
-
-/** Keeps `IN_FLIGHT` commands running until `RATE_COMMANDS` have finished. */
-async function sustained(executor: LocalExecutor, name: string): Promise<number> {
-  let started = 0;
-  const lane = async (): Promise<void> => {
-    while (started < RATE_COMMANDS) {
-      started++;
-      await once(executor, name);
-    }
-  };
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-  return RATE_COMMANDS / ((performance.now() - t0) / 1000);
-}
-
-async function rates(executor: LocalExecutor): Promise<Figure[]> {
-  const cases: AsyncCase<number>[] = [SPAWN, EXECUTOR].map((name) => ({ name, once: () => sustained(executor, name) }));
-  const rounds = await asyncRounds(cases, RATE_ROUNDS);
-  return [SPAWN, EXECUTOR].map((name) => {
-    const f: Figure = {
-      name: `${name}: ${IN_FLIGHT} in flight`,
-      value: median(rounds.get(name)!),
-      unit: 'commands/s',
-      extra: { 'rounds commands/s': rounds.get(name)! },
-    };
-    if (name !== SPAWN) {
-      f.baseline = `${SPAWN}: ${IN_FLIGHT} in flight`;
-      f.ratio = median(roundRatios(rounds.get(name)!, rounds.get(SPAWN)!));
-    }
-    return f;
-  });
-}
 
 function heapFigures(report: HeapReport): Figure[] {
   const figures: Figure[] = [];
@@ -118,16 +42,10 @@ function heapFigures(report: HeapReport): Figure[] {
 }
 
 export async function run(): Promise<SuiteResult> {
-  const executor = new LocalExecutor({ maxSpillBytes: 0 });
-  let latencyRows;
-  let rateRows;
-  try {
-    for (let i = 0; i < 20; i++) await Promise.all([once(executor, EXECUTOR), once(executor, SPAWN)]);
-    latencyRows = withRatios(await latencies(executor));
-    rateRows = withRatios(await rates(executor));
-  } finally {
-    await executor.close();
-  }
+  // The bare spawn is the shared baseline: measured in the same fresh host, the same way, as process-spawn's.
+  const spawns = spawnHost(0);
+  const latencyRows = withRatios([latencyFigure(spawns, BARE), latencyFigure(spawns, EXECUTOR)]);
+  const rateRows = withRatios([rateFigure(spawns, BARE), rateFigure(spawns, EXECUTOR)]);
   // A fresh process, so the held gigabyte weighs on nothing else.
   const report = JSON.parse(
     execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', HEAP_CHILD], {
@@ -136,10 +54,10 @@ export async function run(): Promise<SuiteResult> {
     }),
   ) as HeapReport;
   const heapRows = withRatios(heapFigures(report));
-  const latency = find(latencyRows, `${EXECUTOR}: latency`);
-  const bare = find(latencyRows, `${SPAWN}: latency`);
-  const rate = find(rateRows, `${EXECUTOR}: ${IN_FLIGHT} in flight`);
-  const bareRate = find(rateRows, `${SPAWN}: ${IN_FLIGHT} in flight`);
+  const latency = find(latencyRows, EXECUTOR);
+  const bare = find(latencyRows, BARE);
+  const rate = find(rateRows, EXECUTOR);
+  const bareRate = find(rateRows, BARE);
   const held = find(heapRows, `${HEAP_EXECUTOR}, 1 GiB held`);
   const heldSpawn = find(heapRows, `${HEAP_SPAWN}, 1 GiB held`);
   const extra = (name: string): number => held.extra![name] as number;
@@ -147,8 +65,8 @@ export async function run(): Promise<SuiteResult> {
     name: 'executor-latency',
     description: '`true` through LocalExecutor.run: latency, sustained rate, and main-thread time per spawn',
     tables: [
-      { title: `latency of \`true\`, spawn to result (${LATENCY_ROUNDS} x ${PER_ROUND} runs each)`, rows: latencyRows },
-      { title: `${RATE_COMMANDS} short commands with ${IN_FLIGHT} in flight`, rows: rateRows },
+      { title: 'latency of `true`, spawn to result, from a small host (the shared spawn host)', rows: latencyRows },
+      { title: `short commands (\`true\`) with ${IN_FLIGHT} in flight, from the same host`, rows: rateRows },
       {
         title: `main thread per spawn, fresh process; then ~1 GiB held (${fmt(report.rssMiB)} MiB RSS, ${fmt(report.heapMiB)} MiB JS heap)`,
         rows: heapRows,
@@ -176,9 +94,10 @@ export async function run(): Promise<SuiteResult> {
       ),
     ],
     notes: [
-      'Latency: one command at a time, spawn to result (executor: run() resolved; bare: the child\'s exit event), ' +
-        `${LATENCY_ROUNDS} rounds of ${PER_ROUND} per case, order rotated; ratio = median of per-round p50 ratios.`,
-      `Rate: ${RATE_COMMANDS} \`true\` commands, ${IN_FLIGHT} kept in flight; median of ${RATE_ROUNDS} rounds.`,
+      'Latency and rate come from the spawn host shared with process-spawn (bench/lib/spawn-child.js 0, a fresh node ' +
+        'process): one command at a time, spawn to result (executor: run() resolved; bare: the child\'s exit event), ' +
+        '5 rounds of 40 per case after 20 warm-up calls, order rotated, ratio = median of per-round p50 ratios; rate: ' +
+        `5 rounds of 320 commands with ${IN_FLIGHT} in flight, ratio = median of per-round ratios.`,
       'Main thread per spawn: in a fresh `node --expose-gc --max-old-space-size=4096` process, `true` run one at a time ' +
         '(3 rounds x 40 per case): sync = the synchronous part of executor.run(...) or of child_process.spawn(...); ' +
         'loop delay = monitorEventLoopDelay (1 ms resolution, includes the 1 ms tick) over the case, worst round. ' +

@@ -1,5 +1,6 @@
 // Capture suite: 1 GiB through the bash tool of createRuntime() (its defaults: 64000-byte tail and the whole stream
-// in a spill file), against a trivial C reader with the same pipe and read sizes, and `dd | cat` pinned to one CPU.
+// in a spill file), against a ceiling, the faster in each round of two C readers of the same pipe that each do less
+// work than the capture (blocking reads, and splice(2) with no copy at all), and `dd | cat` pinned to one CPU.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,8 +28,13 @@ const CAP = 64000;
 const ROUNDS = 5;
 const PRODUCER = (mib: number): string => `dd if=/dev/zero bs=1M count=${mib} status=none`;
 
-const READER = 'trivial reader (C), to /dev/null';
-const READER_FILE = 'trivial reader (C), to a file';
+const READER = 'read(2) reader (C), discarding';
+const READER_FILE = 'read(2) reader (C), to a file';
+const SPLICER = 'splice(2) reader (C), to /dev/null';
+const SPLICER_FILE = 'splice(2) reader (C), to a file';
+/** Per round, the faster of the two readers: what the capture, doing more than either, is held against. */
+const CEILING = 'ceiling: faster reader of each round, nothing kept';
+const CEILING_FILE = 'ceiling: faster reader of each round, to a file';
 const DD_PINNED = 'dd | cat >/dev/null, taskset -c 0';
 const RUNTIME = 'bash tool, createRuntime() defaults (tail + spill file)';
 const RUNTIME_TAIL = 'bash tool, createRuntime() tail only (maxSpillBytes 0)';
@@ -92,17 +98,20 @@ async function toolCall(runtime: Runtime, command: string, bytes: number, who: s
 function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime, mib: number): AsyncCase<Run>[] {
   const producer = PRODUCER(mib);
   const bytes = mib * MiB;
-  return [
-    { name: READER, once: async () => childRun(reader, [`${PIPE_BYTES}`, `${READ_BYTES}`, '-', producer], READER, bytes) },
-    {
-      name: READER_FILE,
-      once: async () => {
-        const file = path.join(dir, `reader-${++serial}`);
-        const run = childRun(reader, [`${PIPE_BYTES}`, `${READ_BYTES}`, file, producer], READER_FILE, bytes);
-        removeFile(file);
-        return run;
-      },
+  const drain = (name: string, mode: 'read' | 'splice', toFile: boolean): AsyncCase<Run> => ({
+    name,
+    once: async () => {
+      const file = toFile ? path.join(dir, `reader-${++serial}`) : '-';
+      const run = childRun(reader, [`${PIPE_BYTES}`, `${READ_BYTES}`, mode, file, producer], name, bytes);
+      if (toFile) removeFile(file);
+      return run;
     },
+  });
+  return [
+    drain(READER, 'read', false),
+    drain(SPLICER, 'splice', false),
+    drain(READER_FILE, 'read', true),
+    drain(SPLICER_FILE, 'splice', true),
     {
       name: DD_PINNED,
       once: async () => childRun('taskset', ['-c', '0', 'bash', '-c', `${producer} | cat >/dev/null`], DD_PINNED, null),
@@ -121,9 +130,20 @@ function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime,
 }
 
 function figures(runs: Map<string, Run[]>): Figure[] {
-  const rates = (name: string): number[] => runs.get(name)!.map((r) => mbPerSecond(GiB, r.wallMs));
-  const baselineOf: Record<string, string> = { [RUNTIME]: READER_FILE, [RUNTIME_TAIL]: READER };
-  return [READER, READER_FILE, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
+  const measured = (name: string): number[] => runs.get(name)!.map((r) => mbPerSecond(GiB, r.wallMs));
+  const ceilings: Record<string, string[]> = { [CEILING]: [READER, SPLICER], [CEILING_FILE]: [READER_FILE, SPLICER_FILE] };
+  const rates = (name: string): number[] => {
+    const readers = ceilings[name];
+    if (readers === undefined) return measured(name);
+    const each = readers.map(measured);
+    return each[0]!.map((_, round) => Math.max(...each.map((rates) => rates[round]!)));
+  };
+  const baselineOf: Record<string, string> = { [RUNTIME]: CEILING_FILE, [RUNTIME_TAIL]: CEILING };
+  const ceilingRows = Object.keys(ceilings).map((name): Figure => {
+    const own = rates(name);
+    return { name, value: median(own), unit: 'MB/s', extra: { 'x dd|cat pinned': median(roundRatios(own, rates(DD_PINNED))), 'runs MB/s': own } };
+  });
+  return [...ceilingRows, ...[READER, SPLICER, READER_FILE, SPLICER_FILE, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
     const list = runs.get(name)!;
     const own = rates(name);
     const sum = (pick: (r: Run) => number | null): number | string =>
@@ -147,7 +167,7 @@ function figures(runs: Map<string, Run[]>): Figure[] {
       figure.ratio = median(roundRatios(own, rates(baseline)));
     }
     return figure;
-  });
+  })];
 }
 
 export async function run(): Promise<SuiteResult> {
@@ -174,16 +194,16 @@ export async function run(): Promise<SuiteResult> {
     tables: [{ title: `1 GiB through a ${PIPE_BYTES / MiB} MiB pipe in ${READ_BYTES / 1024} KiB reads`, rows }],
     targets: [
       target(
-        `bash tool (defaults, tail + spill) >= ${TARGET_RATIO}x a trivial reader writing a file`,
+        `bash tool (defaults, tail + spill) >= ${TARGET_RATIO}x the ceiling of readers writing a file`,
         full.ratio,
         TARGET_RATIO,
-        `${fmt(full.ratio)}x (medians ${fmt(full.value)} vs ${fmt(find(rows, READER_FILE).value)} MB/s; ${pinned(full)})`,
+        `${fmt(full.ratio)}x (medians ${fmt(full.value)} vs ${fmt(find(rows, CEILING_FILE).value)} MB/s; ${pinned(full)})`,
       ),
       target(
-        `bash tool (tail only) >= ${TARGET_RATIO}x a trivial reader`,
+        `bash tool (tail only) >= ${TARGET_RATIO}x the ceiling of readers keeping nothing`,
         tail.ratio,
         TARGET_RATIO,
-        `${fmt(tail.ratio)}x (medians ${fmt(tail.value)} vs ${fmt(find(rows, READER).value)} MB/s; ${pinned(tail)})`,
+        `${fmt(tail.ratio)}x (medians ${fmt(tail.value)} vs ${fmt(find(rows, CEILING).value)} MB/s; ${pinned(tail)})`,
       ),
       atMost(
         `bash tool (defaults) host + runner CPU <= ${TARGET_CPU} s/GiB`,
@@ -195,9 +215,12 @@ export async function run(): Promise<SuiteResult> {
     notes: [
       `MB/s: median of ${ROUNDS} runs per case (1 GiB each), order rotated each round, after one 64 MiB pass; ` +
         'ratios: median of per-round ratios against the baseline named in the row, measured in the same round.',
-      `Trivial reader: bench/lib/reader.c, built with cc -O2 by the suite; it grows its pipe to ${PIPE_BYTES} bytes and ` +
-        `reads ${READ_BYTES} bytes at a time (shellring's own sizes), blocking reads, no event loop. It runs bash -c dd ` +
-        'as shellring does; "to a file" writes every read into a new file in the same temp file system as the spill files.',
+      `Readers: bench/lib/reader.c, built with cc -O2 by the suite; it grows its pipe to ${PIPE_BYTES} bytes and drains ` +
+        `${READ_BYTES} bytes at a time (shellring's own sizes), with blocking read(2) into one buffer or with splice(2) ` +
+        '(no copy through user space), no event loop, no tail, no second stream. It runs bash -c dd as shellring does; ' +
+        '"to a file" puts every byte into a new file in the same temp file system as the spill files. The ceiling of a ' +
+        'round is the faster of the two readers in that round: each does less work than the capture, so the capture ' +
+        'reaching above it on a quiet machine would mean a broken measurement.',
       'dd | cat >/dev/null runs under taskset -c 0, so both ends share one CPU (its speed on two CPUs swings with ' +
         'scheduling); shown beside each row as a ratio, never a baseline.',
       'host cpu: process.cpuUsage of this process, every thread (main, Piscina workers, reactor threads); runner cpu: ' +

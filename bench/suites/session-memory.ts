@@ -1,4 +1,4 @@
-// Session memory suite: host memory per idle session (1000 opened) and per live background job (50 `sleep`s),
+// Session memory suite: host memory per idle session (1000 opened) and per live background job (500 `sleep`s),
 // the jobs next to plain child_process children holding the same sleeps; each case in a fresh process.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +9,14 @@ import { fmt, KiB } from '../lib/units.js';
 
 const CHILD = fileURLToPath(new URL('../lib/session-memory-child.js', import.meta.url));
 const SESSIONS = 1000;
-const JOBS = 50;
+/** Enough that the RSS growth is far above its granularity (allocator arenas and pages: 512 KiB steps here, 1 KiB
+ * per job at this count), not a multiple of it. */
+const JOBS = 500;
 const IDLE = `shellring: ${SESSIONS} sessions opened`;
 const USED = `shellring: ${SESSIONS} sessions, one \`true\` call each`;
 const CLOSED = `shellring: the same ${SESSIONS} sessions, closed`;
-const JOB = `shellring: ${JOBS} background \`sleep 30\` jobs`;
-const SPAWN = `child_process: ${JOBS} \`bash -c sleep 30\` children, piped`;
+const JOB = `shellring: ${JOBS} background \`sleep 300\` jobs`;
+const SPAWN = `child_process: ${JOBS} \`bash -c sleep 300\` children, piped`;
 /** A job is a registry entry, a capture with its ring, a worker task and its ports: well under a MiB each. */
 const TARGET_JOB_KIB = 512;
 const TARGET_SESSION_KIB = 16;
@@ -57,7 +59,7 @@ export async function run(): Promise<SuiteResult> {
   const used = find(sessionRows, USED);
   return {
     name: 'session-memory',
-    description: `host memory per idle session (${SESSIONS} opened) and per live background job (${JOBS} \`sleep 30\`)`,
+    description: `host memory per idle session (${SESSIONS} opened) and per live background job (${JOBS} \`sleep 300\`)`,
     tables: [
       { title: `per session, ${SESSIONS} sessions`, rows: sessionRows },
       { title: `per live job, ${JOBS} jobs (killed afterwards)`, rows: jobRows },
@@ -84,7 +86,8 @@ export async function run(): Promise<SuiteResult> {
         'delta divided by the count. RSS is coarse (pages, allocator arenas): read it over the whole count, not per item.',
       `Sessions: ${SESSIONS} runtime.session() opened and never used; then one \`true\` call in each (16 in flight), ` +
         'which gives each its spill directory and executor bookkeeping; then all closed (growth still measured from ' +
-        'before the calls, so what stays is allocator retention and the warmed call path, not live sessions). Jobs: 5 sessions x 10 background `sleep 30` ' +
+        'before the calls, so what stays is allocator retention and the warmed call path, not live sessions). ' +
+        `Jobs: ${JOBS / 10} sessions x 10 background \`sleep 300\` ` +
         '(the default per-session limit), measured once every runner and sleep runs, then killed through runtime.jobs ' +
         'and checked gone from /proc.',
       'child RSS = summed VmRSS of the processes each job keeps (shellring: runner + sleep; child_process: bash execs sleep), ' +

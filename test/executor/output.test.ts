@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
@@ -37,7 +37,8 @@ function sha256File(path: string): Promise<string> {
 describe('tails and spill files', () => {
   it('keeps the last 64000 bytes and spills the whole 200 MiB stream', async () => {
     const source = join(work, 'source.bin');
-    execFileSync('bash', ['-c', `head -c ${200 * MIB} /dev/urandom > ${source}`]);
+    // Random bytes, then 100000 bytes of base64 text: the tail falls in the text, so it compares byte for byte.
+    execFileSync('bash', ['-c', `head -c ${200 * MIB - 100_000} /dev/urandom > ${source}; head -c 75000 /dev/urandom | base64 -w 0 >> ${source}`]);
     const result = await run(executor, `cat ${source}; echo done >&2`, { sessionId: 'spill' });
     expect(result.stdout.truncated).toBe(true);
     expect(result.stderr).toEqual({ text: 'done\n', truncated: false });
@@ -47,9 +48,9 @@ describe('tails and spill files', () => {
     expect(statSync(executor.spills.root).mode & 0o777).toBe(0o700);
     expect(statSync(spill).size).toBe(200 * MIB);
     expect(await sha256File(spill)).toBe(await sha256File(source));
-    // The retained tail is the stream's last bytes (cut at a character boundary).
-    const tail = Buffer.from(result.stdout.text, 'utf8');
-    expect(tail.length).toBeGreaterThan(0);
+    // The retained tail is exactly the stream's last 64000 bytes.
+    const last = readFileSync(source).subarray(-64_000);
+    expect(Buffer.from(result.stdout.text, 'utf8').equals(last)).toBe(true);
     await executor.closeSession('spill');
     expect(existsSync(spill)).toBe(false);
   });

@@ -102,6 +102,17 @@ describe('job_output', () => {
     expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: completed, exit code: 0]');
   });
 
+  it('says more output is waiting for a job still running too', async () => {
+    const s = fresh();
+    const all = Array.from({ length: 30_000 }, (_, i) => `${i + 1}\n`).join('');
+    const id = await background(s, 'seq 1 30000; sleep 30');
+    await printed(id, all.length);
+    const first = await s.callTool('job_output', { job_id: id });
+    expect(text(first)).toBe(`${all.slice(0, 64_000)}\n[more output available — call job_output again]\n[status: running]`);
+    expect(first.structuredContent).toMatchObject({ jobId: id, unreadBytes: all.length - 64_000 });
+    await kill(s, { job_id: id });
+  });
+
   it('puts the status line on its own line after output without a final newline', async () => {
     const s = fresh();
     const id = await background(s, 'printf partial');

@@ -110,11 +110,24 @@ mod tests {
         stat(pid.as_raw()).is_some_and(|(_, zombie)| !zombie)
     }
 
+    /// True once `pid` is dead (gone or a zombie) within `bound`.
+    fn dies_within(pid: Pid, bound: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + bound;
+        while alive(pid) {
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        true
+    }
+
     #[test]
     fn finds_and_kills_a_whole_tree_including_a_new_session() {
-        // bash starts a plain background child and one in its own session; both are its descendants.
+        // bash starts a plain background child and one in its own session; both are its descendants. They sleep far
+        // longer than the bound below, so only kill_all can end them in time.
         let mut root = Command::new("bash")
-            .args(["-c", "sleep 60 & setsid sleep 60 & echo ready; wait"])
+            .args(["-c", "sleep 600 & setsid sleep 600 & echo ready; wait"])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -130,17 +143,17 @@ mod tests {
             found = descendants(pid);
         }
         assert_eq!(found.len(), 2, "two sleeps under bash: {found:?}");
+        // bash itself is not a descendant of itself: kill_all leaves it alone.
         kill_all(pid, None, || {});
-        root.wait().unwrap();
-        for pid in found {
-            for _ in 0..100 {
-                if !alive(pid) {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            assert!(!alive(pid), "{pid} survived");
+        let survivors: Vec<Pid> =
+            found.iter().copied().filter(|&p| !dies_within(p, std::time::Duration::from_secs(5))).collect();
+        // Whatever the outcome, nothing of this test outlives it.
+        for &p in &survivors {
+            let _ = kill(p, Signal::SIGKILL);
         }
+        let _ = root.kill();
+        root.wait().unwrap();
+        assert!(survivors.is_empty(), "kill_all left {survivors:?} alive");
     }
 
     #[test]
@@ -163,7 +176,9 @@ mod tests {
         }
         assert_eq!(walked.len(), 3, "two sleeps and a subshell: {walked:?}");
         assert_eq!(walked, sorted(descendants_by_scan(pid)));
+        // Cleanup only (the killing is tested above): bash must not be left waiting for its sleeps' own end.
         kill_all(pid, None, || {});
+        let _ = root.kill();
         root.wait().unwrap();
     }
 
