@@ -51,6 +51,11 @@ export class Sandbox {
     this.#hidden = hiddenPaths;
   }
 
+  /** A directory confined commands see empty from now on (the server's own secrets, such as its token file's). */
+  hide(path: string): void {
+    this.#hidden.push(path);
+  }
+
   /** Escalation targets are always the two wider modes; strict widening is checked per call. */
   get modes(): readonly SandboxMode[] {
     return SANDBOX_MODES;
