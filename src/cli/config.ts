@@ -40,6 +40,7 @@ export const serveConfigSchema = z
     idleTimeoutMs: z.number().int().nonnegative().optional(),
     drainTimeoutMs: z.number().int().nonnegative().optional(),
     logCommands: z.boolean().optional(),
+    secureCookie: z.boolean().optional(),
   })
   .strict();
 

@@ -80,9 +80,12 @@ GET /healthz and GET /readyz need no token; GET /metrics (Prometheus text) does.
 SIGTERM drains: no new sessions or calls, the calls in flight finish (up to --drain-timeout), then the
 server closes everything and exits 0. SIGINT closes at once.
 
-The web console is served at / on the same port: open /?token=<token> once (it sets an HttpOnly cookie) to
-watch sessions, tool calls and jobs live, stop jobs, and approve sandbox escalations of sessions whose MCP
-client cannot ask its user.
+The web console is served at / on the same port: sign in once with the token in its form (a generated
+token's printed /?token= link works too; a configured token never travels in an address) to watch sessions,
+tool calls and jobs live, stop jobs, change a session's sandbox mode and approve sandbox escalations of
+sessions whose MCP client cannot ask its user. The sign-in cookie is random, never the token; mode changes and
+approvals need it (the bearer token alone cannot make them). A token file must be mode 600 or stricter; under
+a sandbox its directory is hidden from confined commands, so it must be a directory of its own.
 
 Options:
   --port <port>                    TCP port (default 0: an ephemeral port)
@@ -95,6 +98,7 @@ Options:
   --idle-timeout <ms>              Close a session idle this long, its jobs killed (default 1800000; 0 never)
   --drain-timeout <ms>             How long SIGTERM waits for calls in flight (default 30000)
   --log-commands                   Put each command's text in the logs (off by default: commands may hold secrets)
+  --secure-cookie                  Mark the console's sign-in cookie Secure (reached over https, e.g. a TLS proxy)
   -h, --help                       Show this help
 
 ${RUNTIME_OPTIONS}`;

@@ -1,5 +1,6 @@
 // `shellring serve`: the MCP server on streamable HTTP; SIGTERM drains, SIGINT closes. URL (and a generated token)
 // go to stderr, then JSON logs.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
@@ -9,11 +10,14 @@ import { directoryOption, integerOption, parseCommand, sandboxedCwd, usageError 
 import { composeConfig, RUNTIME_FLAGS } from './config.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
-import { tokenOption } from './token.js';
+import { tokenDirectory, tokenOption } from './token.js';
 
 const MAX_MS = 2_147_483_647;
 
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
+  // The command line may name the token file; /proc/<pid>/cmdline is readable by every process on the host, so
+  // the title replaces it before any command can run.
+  process.title = 'shellring serve';
   const { values } = parseCommand(argv, {
     ...RUNTIME_FLAGS,
     port: { type: 'string' },
@@ -26,6 +30,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     'idle-timeout': { type: 'string' },
     'drain-timeout': { type: 'string' },
     'log-commands': { type: 'boolean' },
+    'secure-cookie': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -47,7 +52,10 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const idleTimeoutMs = ms('--idle-timeout', values['idle-timeout'], 0) ?? file.idleTimeoutMs;
   const drainTimeoutMs = ms('--drain-timeout', values['drain-timeout'], 0) ?? file.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   const logCommands = values['log-commands'] === true || file.logCommands === true;
-  const token = tokenOption(values['token-file'], process.env, file.tokenFile);
+  const secureCookie = values['secure-cookie'] === true || file.secureCookie === true;
+  const source = tokenOption(values['token-file'], process.env, file.tokenFile);
+  // Any sandbox, even one standing at danger-full-access: a person may narrow a session's mode later.
+  const hiddenPaths = source?.file !== undefined && runtimeOptions.sandbox !== undefined ? [tokenDirectory(source.file, cwd)] : [];
   // Synchronous writes: the last lines before exit must not be lost, and stderr is not the hot path.
   const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   // The web console answers escalations of sessions whose MCP client has no elicitation.
@@ -59,12 +67,13 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   try {
     server = await serveHttp({
       routes,
-      consoleHandler: (req, res) => web!(req, res),
+      consoleHandler: Object.assign((req: IncomingMessage, res: ServerResponse) => web!(req, res), { judgesAccess: true as const }),
       host,
       port,
       cwd,
       runtimeOptions,
-      token,
+      token: source?.token,
+      hiddenPaths,
       maxSessions,
       maxCommandsPerSession,
       maxCommands,
@@ -81,14 +90,15 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     }
     throw error;
   }
-  web = createConsoleHandler(server.runtime, { token: server.token, approvals });
+  // Only a generated token (loopback only) may sign in from a printed link; a configured one signs in by the form.
+  web = createConsoleHandler(server.runtime, { token: server.token, approvals, secureCookie, linkSignIn: server.tokenGenerated });
   await write(io.stderr, `shellring: MCP server listening on ${server.url}\n`);
   if (server.tokenGenerated) {
     await write(io.stderr, `shellring: token (generated for this run): ${server.token}\n`);
     // Only a generated token is printed: a configured one stays out of logs.
     await write(io.stderr, `shellring: web console at ${new URL(`/?token=${server.token}`, server.url)}\n`);
   } else {
-    await write(io.stderr, `shellring: web console at ${new URL('/', server.url)} (sign in once with /?token=<token>)\n`);
+    await write(io.stderr, `shellring: web console at ${new URL('/', server.url)} (sign in with the token in its form)\n`);
   }
   logger.info({ event: 'server.listening', url: server.url }, 'listening');
   const signal = await new Promise<NodeJS.Signals>((resolve) => onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], resolve));

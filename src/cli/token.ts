@@ -1,18 +1,30 @@
 // Where `serve` gets its bearer token: --token-file, else SHELLRING_TOKEN, else the config file's serve.tokenFile,
-// else none (the server generates one).
-import { readFileSync } from 'node:fs';
+// else none (the server generates one). A token file must be the owner's alone; a token from the environment is
+// removed from it, so no child process inherits it.
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, resolve, sep } from 'node:path';
 import { checkTokenValue } from '../faces/http/token.js';
 import { usageError } from './args.js';
 
-export function tokenOption(flag: string | boolean | undefined, env: NodeJS.ProcessEnv, configured?: string): string | undefined {
+export interface TokenSource {
+  token: string;
+  /** The file it came from, when it came from one. */
+  file?: string;
+}
+
+export function tokenOption(flag: string | boolean | undefined, env: NodeJS.ProcessEnv, configured?: string): TokenSource | undefined {
   if (typeof flag === 'string') return fromFile(flag, `--token-file '${flag}'`);
   const value = env.SHELLRING_TOKEN;
-  if (value !== undefined) return judged(value, 'SHELLRING_TOKEN');
+  if (value !== undefined) {
+    delete env.SHELLRING_TOKEN;
+    return { token: judged(value, 'SHELLRING_TOKEN') };
+  }
   if (configured !== undefined) return fromFile(configured, `serve.tokenFile '${configured}'`);
   return undefined;
 }
 
-function fromFile(file: string, source: string): string {
+function fromFile(file: string, source: string): TokenSource {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -20,7 +32,13 @@ function fromFile(file: string, source: string): string {
     throw usageError(`cannot read ${source}: ${(error as Error).message}`);
   }
   // One trailing newline is what `echo ... > file` leaves; it is not part of the token.
-  return judged(text.replace(/\r?\n$/, ''), source);
+  const token = judged(text.replace(/\r?\n$/, ''), source);
+  // Another user who can read the file holds the server; one who can write it chooses its token.
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    throw usageError(`the token file ${source} is open to group or others (mode ${mode.toString(8).padStart(4, '0')}); make it the owner's alone: chmod 600 '${file}'`);
+  }
+  return { token, file };
 }
 
 function judged(token: string, source: string): string {
@@ -28,5 +46,35 @@ function judged(token: string, source: string): string {
     return checkTokenValue(token, source);
   } catch (error) {
     throw usageError((error as Error).message);
+  }
+}
+
+/** Directories a confined command needs to see: hiding one of them to hide a token file would break every command. */
+const SHARED_DIRECTORIES = new Set(['/', '/etc', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/opt', '/var', '/dev', '/proc', '/sys', '/run', '/tmp', '/var/tmp', '/home']);
+
+/**
+ * The directory to hide from confined commands so they cannot read the token file (the runner shows it empty):
+ * the file's own directory, which must be neither a directory every command needs nor overlap the workspace.
+ */
+export function tokenDirectory(file: string, workspace: string): string {
+  const dir = dirname(canonical(file));
+  const root = canonical(workspace);
+  const inside = (a: string, b: string) => a === b || a.startsWith(b.endsWith(sep) ? b : b + sep);
+  let why: string | undefined;
+  if (SHARED_DIRECTORIES.has(dir) || dir === canonical(homedir())) why = `${dir} is a directory every command needs`;
+  else if (inside(dir, root) || inside(root, dir)) why = `${dir} overlaps the workspace ${root}`;
+  if (why) {
+    throw usageError(
+      `confined commands could read the token file '${file}': its directory cannot be hidden from them (${why}); keep the token in a directory of its own, e.g. /etc/shellring/token`,
+    );
+  }
+  return dir;
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }

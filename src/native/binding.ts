@@ -125,6 +125,12 @@ export interface NativeBinding {
   lockSpillRoot(root: string): number;
   /** Removes the spill roots under `parent` whose lock no live runtime holds; returns how many. */
   reclaimSpillRoots(parent: string): number;
+  /** The same sweep on a libuv thread (crashed runtimes' spill and temp roots); resolves with how many. */
+  reclaimRootsInBackground(parent: string): Promise<number>;
+  /** Marks this process non-dumpable: same-uid processes cannot read its /proc environ or memory, nor ptrace it. */
+  setNonDumpable(): void;
+  /** Whether this process is dumpable. */
+  isDumpable(): boolean;
   /** Panics inside native code on purpose; for tests of the panic boundary. */
   panicForTest(): void;
 }

@@ -6,6 +6,7 @@ import { resolveDshHome } from '../env/dsh-home.js';
 import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
 import type { ExecutorConfigInput } from '../executor/config.js';
 import { LocalExecutor } from '../executor/local.js';
+import { loadBinding } from '../native/loader.js';
 import type { JobRegistryOptions } from '../jobs/options.js';
 import { JobRegistry } from '../jobs/registry.js';
 import { sandboxConfigSchema, type SandboxConfigInput } from '../sandbox/config.js';
@@ -23,7 +24,12 @@ export const PROMPT_SECTIONS = {
   jobs: { name: 'tool:jobs', order: 1010, text: JOBS_PROMPT },
 } as const satisfies Record<string, PromptSection>;
 
+/**
+ * The executor; and the host process becomes non-dumpable first, for good: the commands it starts run as the same
+ * user, and its /proc/<pid>/environ (every secret of the deployment) and memory are closed to them from now on.
+ */
 export function assembleExecutor(config: ExecutorConfigInput = {}): LocalExecutor {
+  loadBinding().setNonDumpable();
   return new LocalExecutor(config);
 }
 

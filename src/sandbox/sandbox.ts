@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { executorErrors } from '../contract/index.js';
+import { loadBinding } from '../native/loader.js';
 import type { SandboxSpec } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
@@ -38,6 +39,10 @@ export class Sandbox {
   readonly #sessionModes = new Map<string, SandboxMode>();
   readonly #tmpDirs = new Map<string, string>();
   #tmpRoot: string | undefined;
+  /** The fd holding the temp root's lock marker: a root nobody holds belongs to a runtime that died. */
+  #tmpLock: number | undefined;
+  /** The removal of dead runtimes' temp roots, running off the event loop from construction on. */
+  readonly #reclaimed: Promise<number>;
 
   /**
    * `protectedPaths` hold the runtime's own state: no workspace may contain them. `hiddenPaths` (the spill
@@ -49,6 +54,15 @@ export class Sandbox {
     this.#runner = runnerPath;
     this.#protected = protectedPaths;
     this.#hidden = hiddenPaths;
+    // A SIGKILLed runtime never removes its temp root; the next one does, on a libuv thread (it may hold much).
+    this.#reclaimed = loadBinding()
+      .reclaimRootsInBackground(tmpdir())
+      .catch(() => 0);
+  }
+
+  /** A directory confined commands see empty from now on (the server's own secrets, such as its token file's). */
+  hide(path: string): void {
+    this.#hidden.push(path);
   }
 
   /** Escalation targets are always the two wider modes; strict widening is checked per call. */
@@ -99,7 +113,10 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
+    await this.#reclaimed;
     if (this.#tmpRoot) await rm(this.#tmpRoot, { recursive: true, force: true });
+    if (this.#tmpLock !== undefined) loadBinding().closeFd(this.#tmpLock);
+    this.#tmpLock = undefined;
   }
 
   #checkRoot(root: string): void {
@@ -114,9 +131,12 @@ export class Sandbox {
     }
   }
 
-  /** The parent of every session's temporary directory (created once, 0700). */
+  /** The parent of every session's temporary directory (created once, 0700, locked while this runtime lives). */
   #tmpRootDir(): string {
-    this.#tmpRoot ??= mkdtempSync(join(tmpdir(), 'shellring-tmp-'));
+    if (this.#tmpRoot === undefined) {
+      this.#tmpRoot = mkdtempSync(join(tmpdir(), 'shellring-tmp-'));
+      this.#tmpLock = loadBinding().lockSpillRoot(this.#tmpRoot);
+    }
     return this.#tmpRoot;
   }
 

@@ -1,5 +1,6 @@
-// The environment policy: the credential default on 25 credential-like variables, ordinary settings passing,
-// agent sockets withheld when sandboxed, inherit/exclude/includeOnly/set, and clear errors. Real bash throughout.
+// The environment policy: the credential default on 25 credential-like variables and the 10 names that once
+// slipped through, ordinary settings passing, the core set for confined commands, inherit/exclude/includeOnly/set,
+// and clear errors. Real bash throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,20 @@ const ORDINARY: Record<string, string> = {
   AWS_REGION: 'eu-west-1',
   KEEPALIVE_NOTE: 'plain',
 };
-const AGENT_SOCKETS = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
+/** Names an adversarial run found reaching commands under the default policy: sockets, credential helpers, an
+ * exported function holding a secret, a webhook, and secret words spelled short or with digits. */
+const SLIPPED: Record<string, string> = {
+  SSH_AUTH_SOCK: '/tmp/ssh-XXXX/agent.1234',
+  KUBECONFIG: '/root/.kube/config',
+  GIT_ASKPASS: '/usr/local/bin/git-credential-helper',
+  'BASH_FUNC_deploy%%': '() {  curl -H "X-Api: s3cr3t-f0r-d3pl0y" https://deploy.internal\n}',
+  SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
+  GH_TKN: 'c0ffee0123456789abcdef',
+  PASSW0RD: 'hunter2',
+  ACCESS_KY: 'AK0123456789',
+  ENCRYPTION_SALT: 'c2FsdHNhbHQ=',
+  SIGNING_SEED: 'seedseedseed',
+};
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-env-')));
 const names = [...Object.keys(CREDENTIALS), ...Object.keys(ORDINARY), 'PATH', 'HOME', 'TERM'];
@@ -67,13 +81,13 @@ let plain: Runtime;
 let sandboxed: Runtime;
 
 beforeAll(async () => {
-  Object.assign(process.env, CREDENTIALS, ORDINARY);
+  Object.assign(process.env, CREDENTIALS, ORDINARY, SLIPPED);
   plain = await createRuntime({ executor: { threads: 1 } });
   sandboxed = await createRuntime({ executor: { threads: 1 }, sandbox: { mode: 'read-only' } });
 });
 
 afterAll(async () => {
-  for (const name of [...Object.keys(CREDENTIALS), ...Object.keys(ORDINARY)]) {
+  for (const name of [...Object.keys(CREDENTIALS), ...Object.keys(ORDINARY), ...Object.keys(SLIPPED)]) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -83,9 +97,7 @@ afterAll(async () => {
 describe('the default policy', () => {
   it('judges each of the 25 credential-like variables a credential, and ordinary settings not', () => {
     expect(Object.keys(CREDENTIALS)).toHaveLength(25);
-    const missed = Object.entries(CREDENTIALS).filter(
-      ([name, value]) => !AGENT_SOCKETS.includes(name) && !looksLikeCredential(name, value),
-    );
+    const missed = Object.entries(CREDENTIALS).filter(([name, value]) => !looksLikeCredential(name, value));
     expect(missed).toEqual([]);
     for (const [name, value] of Object.entries(ORDINARY)) expect(looksLikeCredential(name, value), name).toBe(false);
     for (const name of ['PWD', 'OLDPWD', 'PATH', 'HOME', 'USER', 'SHELL', 'TERM']) {
@@ -93,23 +105,42 @@ describe('the default policy', () => {
     }
   });
 
-  it('lets no credential reach an unsandboxed command; agent sockets pass there', async () => {
-    const env = seen(text(await bash(plain.session({ id: 'plain', cwd: work }), probe)));
-    for (const name of Object.keys(CREDENTIALS)) {
-      if (AGENT_SOCKETS.includes(name)) expect(env[name], name).toBe(CREDENTIALS[name]);
-      else expect(env[name], name).toBeUndefined();
-    }
-    for (const [name, value] of Object.entries(ORDINARY)) expect(env[name], name).toBe(value);
-    expect(env.PATH).toBe(process.env.PATH);
-    expect(env.HOME).toBe(process.env.HOME);
-    expect(env.TERM).toBe('dumb');
+  it('judges each name that once slipped through a credential, by name alone', () => {
+    for (const name of Object.keys(SLIPPED)) expect(looksLikeCredential(name, 'plain'), name).toBe(true);
+    // The webhook is known by its address too, under any name.
+    expect(looksLikeCredential('NOTIFY_URL', SLIPPED.SLACK_WEBHOOK_URL!)).toBe(true);
   });
 
-  it('lets no credential and no agent socket reach a sandboxed command', async () => {
-    const env = seen(text(await bash(sandboxed.session({ id: 'boxed', cwd: work }), probe)));
+  it('lets no credential, agent socket or exported function reach an unsandboxed command', async () => {
+    const env = seen(text(await bash(plain.session({ id: 'plain', cwd: work }), probe)));
     for (const name of Object.keys(CREDENTIALS)) expect(env[name], name).toBeUndefined();
     for (const [name, value] of Object.entries(ORDINARY)) expect(env[name], name).toBe(value);
     expect(env.PATH).toBe(process.env.PATH);
+    expect(env.HOME).toBe(process.env.HOME);
+    const all = text(await bash(plain.session({ id: 'plain', cwd: work }), 'env; declare -F deploy || echo no-function'));
+    for (const name of Object.keys(SLIPPED)) expect(all, name).not.toContain(`${name}=`);
+    expect(all).not.toContain('s3cr3t');
+    expect(all).toContain('no-function');
+    expect(env.TERM).toBe('dumb');
+  });
+
+  it('gives a sandboxed command the core set only, and what the operator lists besides', async () => {
+    const env = seen(text(await bash(sandboxed.session({ id: 'boxed', cwd: work }), probe)));
+    for (const name of Object.keys(CREDENTIALS)) expect(env[name], name).toBeUndefined();
+    expect(env).toEqual({ LANG: 'C.UTF-8', TZ: 'UTC', PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb' });
+    const listed = await createRuntime({
+      executor: { threads: 1, env: { inheritAlso: ['HTTP_PROXY', 'SSL_*', 'EDITOR', 'AWS_*'] } },
+      sandbox: { mode: 'read-only' },
+    });
+    try {
+      const more = seen(text(await bash(listed.session({ id: 'listed', cwd: work }), probe)));
+      for (const name of ['HTTP_PROXY', 'SSL_CERT_FILE', 'EDITOR', 'AWS_REGION']) expect(more[name], name).toBe(ORDINARY[name]);
+      // Listing a name does not lift the excludes.
+      for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) expect(more[name], name).toBeUndefined();
+      expect(more.NODE_ENV).toBeUndefined();
+    } finally {
+      await listed.close();
+    }
   });
 });
 

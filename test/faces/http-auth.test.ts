@@ -1,8 +1,8 @@
-// The HTTP face's door: bearer token (header or console cookie), Host and Origin checks, the console seam, and the
+// The HTTP face's door: bearer token (header only), Host and Origin checks, the console seam, and the
 // CLI's token sources, driven over real HTTP and the SDK client.
 import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
@@ -102,13 +102,13 @@ describe('bearer token', () => {
     expect(ok.headers['mcp-session-id']).toBeTruthy();
   });
 
-  it('accepts the console cookie in place of the header, on /mcp and on the console', async () => {
-    const answer = await raw('/mcp', { ...json, cookie: `other=1; shellring_token=${TOKEN}` }, { body: initialize });
-    expect(answer.status).toBe(200);
-    const page = await raw('/tasks', { cookie: `shellring_token=${TOKEN}` }, { method: 'GET' });
-    expect(page).toMatchObject({ status: 200, body: 'console' });
-    const wrong = await raw('/tasks', { cookie: 'shellring_token=nope' }, { method: 'GET' });
-    expect(wrong.status).toBe(401);
+  it('takes the token from the Authorization header only: a cookie holding it opens neither /mcp nor the console', async () => {
+    const answer = await raw('/mcp', { ...json, cookie: `other=1; shellring_token=${TOKEN}; shellring_signin=${TOKEN}` }, { body: initialize });
+    expect(answer.status).toBe(401);
+    const page = await raw('/tasks', { cookie: `shellring_signin=${TOKEN}` }, { method: 'GET' });
+    expect(page.status).toBe(401);
+    const byHeader = await raw('/tasks', { authorization: `Bearer ${TOKEN}` }, { method: 'GET' });
+    expect(byHeader).toMatchObject({ status: 200, body: 'console' });
   });
 
   it('compares in constant time over equal-length digests, whatever the lengths', () => {
@@ -143,18 +143,45 @@ describe('Host and Origin', () => {
 });
 
 describe('console seam', () => {
-  it('hands the sign-in request to the console before any token check, and nothing else', async () => {
+  it('hands a plain console nothing without the token, not even a sign-in address', async () => {
     consoleSeen.length = 0;
-    const signIn = await raw('/?token=whatever', {}, { method: 'GET' });
-    expect(signIn).toMatchObject({ status: 200, body: 'console' });
-    expect(consoleSeen).toEqual(['GET /?token=whatever']);
-    for (const path of ['/', '/tasks', '/?tok=1']) {
+    for (const path of ['/', '/tasks', '/?token=whatever', `/?token=${TOKEN}`]) {
       expect((await raw(path, {}, { method: 'GET' })).status).toBe(401);
     }
-    expect((await raw('/?token=x', {}, { method: 'POST' })).status).toBe(401);
-    expect(consoleSeen).toEqual(['GET /?token=whatever']);
+    expect((await raw('/', { 'content-type': 'application/x-www-form-urlencoded' }, { body: `token=${TOKEN}` })).status).toBe(401);
+    expect(consoleSeen).toEqual([]);
     const foreign = await raw('/?token=x', { origin: 'http://evil.example' }, { method: 'GET' });
     expect(foreign.status).toBe(403);
+  });
+
+  it('hands a console that judges access its requests unchecked, but never /mcp or /metrics', async () => {
+    const seen: string[] = [];
+    const judging = Object.assign(
+      (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+        seen.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('judged');
+      },
+      { judgesAccess: true as const },
+    );
+    const own = await serveHttp({ port: 0, cwd: work, token: TOKEN, consoleHandler: judging });
+    try {
+      const get = (path: string) =>
+        new Promise<number>((resolve, reject) => {
+          request({ host: '127.0.0.1', port: own.port, path }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+            .on('error', reject)
+            .end();
+        });
+      expect(await get('/')).toBe(200);
+      expect(await get('/api/stream')).toBe(200);
+      expect(await get('/metrics')).toBe(401);
+      expect(await get('/mcp')).toBe(401);
+      expect(seen).toEqual(['GET /', 'GET /api/stream']);
+    } finally {
+      await own.close();
+    }
   });
 
   it('answers 404 on other paths when no console is mounted', async () => {
@@ -200,6 +227,13 @@ describe('configuration of the token', () => {
       status: 2,
       stderr: `shellring serve: the token from --token-file '${empty}' is empty\nRun 'shellring serve --help' for usage.\n`,
     });
+    const open = join(work, 'open-token');
+    writeFileSync(open, `${TOKEN}\n`, { mode: 0o644 });
+    chmodSync(open, 0o644);
+    expect(shellring({}, 'serve', '--token-file', open)).toEqual({
+      status: 2,
+      stderr: `shellring serve: the token file --token-file '${open}' is open to group or others (mode 0644); make it the owner's alone: chmod 600 '${open}'\nRun 'shellring serve --help' for usage.\n`,
+    });
     expect(shellring({}, 'serve', '--token-file', join(work, 'missing')).stderr).toContain(
       `shellring serve: cannot read --token-file '${join(work, 'missing')}': ENOENT`,
     );
@@ -220,7 +254,7 @@ describe('configuration of the token', () => {
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       try {
-        const port = await until(() => /^shellring: MCP server listening on http:\/\/0\.0\.0\.0:(\d+)\/mcp\nshellring: web console at http:\/\/0\.0\.0\.0:\1\/ \(sign in once with \/\?token=<token>\)\n/.exec(stderr)?.[1], 15_000, 'the URL');
+        const port = await until(() => /^shellring: MCP server listening on http:\/\/0\.0\.0\.0:(\d+)\/mcp\nshellring: web console at http:\/\/0\.0\.0\.0:\1\/ \(sign in with the token in its form\)\n/.exec(stderr)?.[1], 15_000, 'the URL');
         const tc = newClient('cli-token');
         await tc.client.connect(httpTransport(`http://127.0.0.1:${port}/mcp`, TOKEN));
         // The token never reaches a command's environment.

@@ -7,6 +7,7 @@
 mod fast;
 mod fd_passing;
 mod guard;
+mod host_process;
 mod js_buffer;
 mod pipes;
 mod shapes;

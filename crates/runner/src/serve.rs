@@ -29,6 +29,8 @@ pub fn serve(socket: OwnedFd) -> u8 {
     let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     let _ = nix::sys::prctl::set_child_subreaper(true);
     let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
+    // Non-dumpable: the commands it starts run as the same user and must not read its memory or ptrace it.
+    set_dumpable(false);
     let sfd = match signals::take() {
         Ok(sfd) => sfd,
         Err(e) => {
@@ -62,6 +64,11 @@ pub fn serve(socket: OwnedFd) -> u8 {
     }
     server.end_strays();
     0
+}
+
+fn set_dumpable(on: bool) {
+    // SAFETY: PR_SET_DUMPABLE changes a flag of this process and touches no memory of ours.
+    let _ = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, libc::c_ulong::from(on), 0, 0, 0) };
 }
 
 struct Server {
@@ -108,6 +115,10 @@ impl Server {
                     // keep the worker from ever seeing the server gone.
                     let _ = nix::unistd::close(socket.as_raw_fd());
                     let _ = nix::unistd::close(sfd.as_fd().as_raw_fd());
+                    // A non-dumpable process's /proc files belong to root, so a runner that makes a user namespace
+                    // could not write its own uid_map. It holds nothing of the server's: the server's environment is
+                    // the scrubbed one the worker gave it, and each request carries only its own command's.
+                    set_dumpable(true);
                     let code = runner(status, out, err);
                     // SAFETY: ends this child at once, with no unwinding into the server's loop.
                     unsafe { libc::_exit(code) };

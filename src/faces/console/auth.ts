@@ -1,21 +1,18 @@
-// Who may use the console: the HTTP face's token (Bearer header or sign-in cookie) and, for changes, a CSRF header.
-import { createHmac } from 'node:crypto';
+// Who may use the console: a signed-in browser (cookie plus its CSRF header for changes), or the HTTP face's bearer
+// token for reading and stopping; decisions only a person makes (a session's mode, approvals) need the browser.
 import type { IncomingMessage } from 'node:http';
-import { TOKEN_COOKIE } from '../http/token.js';
 
-export { checkTokenValue, presentedToken, tokenMatches, TOKEN_COOKIE } from '../http/token.js';
+export { checkTokenValue, cookieValue, presentedToken, tokenMatches } from '../http/token.js';
 
-/** Every state-changing request carries this header with the page's CSRF value. */
+/** The cookie a sign-in sets: a random value naming that sign-in, never the token. */
+export const SIGN_IN_COOKIE = 'shellring_signin';
+
+/** Every state-changing request of a signed-in browser carries this header with the page's CSRF value. */
 export const CSRF_HEADER = 'x-shellring-csrf';
 
-/** HttpOnly: page scripts never see the token; SameSite=Strict: other sites' pages never send it. */
-export function signInCookie(token: string, secure: boolean): string {
-  return `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
-}
-
-/** The page's CSRF value: derived from the token, so it needs no server state and dies with the token. */
-export function csrfValue(token: string): string {
-  return createHmac('sha256', token).update('shellring console csrf').digest('base64url');
+/** HttpOnly: page scripts never see it; SameSite=Strict: other sites' pages never send it; Secure behind TLS. */
+export function signInCookie(id: string, secure: boolean): string {
+  return `${SIGN_IN_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
 /** A request from another site's page names its origin; the console answers only its own. */

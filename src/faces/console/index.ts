@@ -3,4 +3,4 @@ export { createConsoleHandler } from './handler.js';
 export type { ConsoleHandler, ConsoleOptions } from './handler.js';
 export { ConsoleApprovals } from './approvals.js';
 export type { ApprovalDecision, PendingApproval } from './approvals.js';
-export { TOKEN_COOKIE, CSRF_HEADER } from './auth.js';
+export { SIGN_IN_COOKIE, CSRF_HEADER } from './auth.js';

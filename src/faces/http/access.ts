@@ -53,7 +53,7 @@ export class Access {
   checkToken(req: IncomingMessage, res: ServerResponse): boolean {
     const { token, scheme } = presentedToken(req);
     if (tokenMatches(this.#token, token)) return true;
-    const presented = scheme === 'bearer' || scheme === 'cookie';
+    const presented = scheme === 'bearer';
     const message =
       scheme === 'other'
         ? 'Unauthorized: the Authorization header must be "Bearer <token>"'

@@ -3,8 +3,6 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ShellringError } from '../../errors.js';
 
-/** The cookie the web console sets at sign-in; it carries the same token as the Authorization header. */
-export const TOKEN_COOKIE = 'shellring_token';
 /** Long enough to resist guessing, short enough to fit any proxy's header limit. */
 export const TOKEN_MIN_LENGTH = 16;
 export const TOKEN_MAX_LENGTH = 1024;
@@ -40,16 +38,16 @@ export function tokenMatches(expected: string, candidate: string | undefined): b
   return timingSafeEqual(a, b);
 }
 
-/** The token a request presents: `Authorization: Bearer <token>` first, else the console's cookie. */
-export function presentedToken(req: IncomingMessage): { token: string | undefined; scheme: 'bearer' | 'cookie' | 'none' | 'other' } {
+/**
+ * The token a request presents in `Authorization: Bearer <token>`. Only the header carries it: the console's
+ * cookie names a sign-in, never the token, so nothing a browser keeps or sends on its own is the token.
+ */
+export function presentedToken(req: IncomingMessage): { token: string | undefined; scheme: 'bearer' | 'none' | 'other' } {
   const header = req.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer(?: +(\S*))? *$/i.exec(header);
-    // An empty token ("Bearer") is a presented, wrong token, not a missing one.
-    return match ? { token: match[1] ?? '', scheme: 'bearer' } : { token: undefined, scheme: 'other' };
-  }
-  const cookie = cookieValue(req.headers.cookie, TOKEN_COOKIE);
-  return cookie === undefined ? { token: undefined, scheme: 'none' } : { token: cookie, scheme: 'cookie' };
+  if (header === undefined) return { token: undefined, scheme: 'none' };
+  const match = /^Bearer(?: +(\S*))? *$/i.exec(header);
+  // An empty token ("Bearer") is a presented, wrong token, not a missing one.
+  return match ? { token: match[1] ?? '', scheme: 'bearer' } : { token: undefined, scheme: 'other' };
 }
 
 export function cookieValue(header: string | undefined, name: string): string | undefined {

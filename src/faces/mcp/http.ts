@@ -37,17 +37,19 @@ export interface HttpServeOptions extends CommandLimits {
   runtime?: Runtime;
   routes?: SessionRoutes;
   /**
-   * The bearer token every request must present (`Authorization: Bearer <token>`, or the console's
-   * `shellring_token` cookie). Omitted: a random one is generated (see `HttpServer.token`), which is allowed only
+   * The bearer token every request must present (`Authorization: Bearer <token>`; the console's own
+   * requests may come from a signed-in browser instead). Omitted: a random one is generated (see `HttpServer.token`), which is allowed only
    * on a loopback address.
    */
   token?: string;
   /** Origins allowed besides the server's own, exact `scheme://host[:port]`. */
   allowedOrigins?: string[];
+  /** Directories confined commands see empty, such as the one holding the token file. */
+  hiddenPaths?: string[];
   /**
    * Serves every path other than the MCP endpoint, /healthz, /readyz and /metrics (a web console). It runs after
-   * the Host, Origin and token checks, except for the sign-in request `GET /?token=...`, which it must judge itself
-   * (with `tokenMatches`).
+   * the Host and Origin checks; the token check comes first too, unless the handler has `judgesAccess: true` (as
+   * createConsoleHandler's does: it signs browsers in and judges cookie and token itself).
    */
   consoleHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Open MCP sessions at most; more get 503. Default 500. */
@@ -125,6 +127,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     (await createRuntime(
       faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve, available: routes.available }),
     ));
+  for (const path of options.hiddenPaths ?? []) runtime.sandbox?.hide(path);
   const unlisten = routes.listen(runtime);
   const logger = options.logger ?? pino({ enabled: false });
   let draining = false;
@@ -168,13 +171,13 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       return replyText(res, 200, 'ready\n');
     }
     if (!access.checkSite(req, res)) return;
-    // The console's sign-in carries the token in its query and must reach the console before any token check.
-    if (consoleHandler && req.method === 'GET' && url.pathname === '/' && url.searchParams.has('token')) {
-      return consoleHandler(req, res);
-    }
+    const metricsPath = metrics !== undefined && url.pathname === '/metrics';
+    // A console that judges access itself (its sign-in form, then a cookie that is not the token) gets its requests
+    // unchecked; the MCP endpoint and /metrics take the bearer token only.
+    if (consoleHandler && isJudging(consoleHandler) && url.pathname !== endpoint && !metricsPath) return consoleHandler(req, res);
     if (!access.checkToken(req, res)) return;
     if (url.pathname === endpoint) return mcp(req, res);
-    if (metrics && url.pathname === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (metricsPath && (req.method === 'GET' || req.method === 'HEAD')) {
       return replyText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     }
     if (consoleHandler) return consoleHandler(req, res);
@@ -293,4 +296,8 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     },
     close,
   };
+}
+
+function isJudging(handler: object): boolean {
+  return (handler as { judgesAccess?: unknown }).judgesAccess === true;
 }

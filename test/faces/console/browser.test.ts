@@ -61,7 +61,7 @@ beforeAll(async () => {
   await page.goto(signIn);
   expect(page.url()).toBe(`${consoleUrl}/`);
   const [cookie] = await context.cookies();
-  expect(cookie).toMatchObject({ name: 'shellring_token', httpOnly: true, sameSite: 'Strict' });
+  expect(cookie).toMatchObject({ name: 'shellring_signin', httpOnly: true, sameSite: 'Strict' });
   await page.close();
 }, 60_000);
 

@@ -16,10 +16,13 @@ export interface Mounted {
   close(): Promise<void>;
 }
 
-export async function mount(runtimeOptions: Parameters<typeof createRuntime>[0] = {}): Promise<Mounted> {
+export async function mount(
+  runtimeOptions: Parameters<typeof createRuntime>[0] = {},
+  consoleOptions: { token?: string; linkSignIn?: boolean; secureCookie?: boolean } = {},
+): Promise<Mounted> {
   const approvals = new ConsoleApprovals();
   const runtime = await createRuntime({ ...runtimeOptions, approval: { request: approvals.request } });
-  const handler = createConsoleHandler(runtime, { token: TOKEN, approvals });
+  const handler = createConsoleHandler(runtime, { token: TOKEN, approvals, ...consoleOptions });
   const responses: ServerResponse[] = [];
   const server = createServer((req, res) => {
     responses.push(res);
@@ -59,4 +62,25 @@ export function fetchRaw(url: string, options: { method?: string; headers?: Reco
     req.on('error', reject);
     req.end(options.body);
   });
+}
+
+export interface Browser {
+  /** The `name=value` pair a browser sends back. */
+  cookie: string;
+  /** The page's CSRF value, read from the page as its script does. */
+  csrf: string;
+}
+
+/** Signs in as the form does (a urlencoded POST of the token), then reads the page for its CSRF value. */
+export async function signIn(base: string, token = TOKEN): Promise<Browser> {
+  const reply = await fetchRaw(`${base}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  if (reply.status !== 303) throw new Error(`sign-in answered ${reply.status}: ${reply.body}`);
+  const cookie = reply.headers['set-cookie']![0]!.split(';')[0]!;
+  const page = await fetchRaw(`${base}/`, { headers: { cookie } });
+  const csrf = /name="shellring-csrf" content="([^"]*)"/.exec(page.body)![1]!;
+  return { cookie, csrf };
 }

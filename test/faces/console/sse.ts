@@ -1,7 +1,5 @@
 // Reads a Server-Sent Events response into parsed events, with a switch to stop reading (a slow browser).
 import { request, type IncomingMessage } from 'node:http';
-import { CSRF_HEADER } from '../../../src/faces/console/index.js';
-import { csrfValue } from '../../../src/faces/console/auth.js';
 
 export interface SseEvent {
   event: string;
@@ -26,7 +24,7 @@ export function openSse(url: string, token: string): Promise<SseReader> {
   const ack = (seq: number) => {
     const req = request(new URL('/api/stream/ack', url), {
       method: 'POST',
-      headers: { ...headers, [CSRF_HEADER]: csrfValue(token), 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
     });
     req.on('error', () => {});
     req.end(JSON.stringify({ stream, seq }));
