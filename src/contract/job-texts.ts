@@ -24,10 +24,13 @@ export const jobTexts = {
   /** The detail of a job that holds what a finished foreground command left running. */
   leftoverDetail: (count: number, exit: string) =>
     `bash ended (${exit}); ${count === 1 ? '1 process' : `${count} processes`} left running`,
+  /** A read that skipped to the newest output: how much it skipped and the files that hold all of it. */
+  skipped: (bytes: number, files: { path: string; bytes: number }[]) =>
+    `[skipped ${bytes} bytes of older output; full output: ${files.length ? files.map((file) => `${file.path} (${file.bytes} bytes)`).join(', ') : '(unavailable)'}; grep or tail the file instead of paging]`,
   promoted: (ms: number, id: string) =>
     `[still running after ${ms}ms; moved to background job ${id}]\nThe command keeps running in the background. You will be notified when it finishes; read newer output with job_output, stop it with job_kill.`,
 };
 
 /** The `tool:jobs` prompt section. */
 export const JOBS_PROMPT =
-  'Background jobs: keep track of the job ids you start. Do not poll job_output in a loop; you are notified when a job finishes, and job_output with wait: true blocks until then. One job_output call returns at most a window of output: when a result says `[more output available — call job_output again]`, call it again for the rest. Before you give your final answer, collect the output you need from your jobs and stop the ones you no longer need with job_kill.';
+  'Background jobs: keep track of the job ids you start. Do not poll job_output in a loop; you are notified when a job finishes, and job_output with wait: true blocks until then. One job_output call returns at most a window of output: when a result says `[more output available — call job_output again]`, call it again for the rest. For a long log, search the spill file a read names (`full output: <path>`) with grep, or read its end with tail, instead of paging through it with job_output. Before you give your final answer, collect the output you need from your jobs and stop the ones you no longer need with job_kill.';

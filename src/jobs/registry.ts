@@ -7,6 +7,9 @@ import { appendLine, jobErrors, jobTexts, renderRead, statusLine } from '../cont
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
 import { parseConfig, ShellringError } from '../errors.js';
 
+/** How far into the newest read's worth a line start is looked for (as a truncated tail does). */
+const LINE_PROBE = 4096;
+
 export interface StartJob {
   kind: string;
   label: string;
@@ -27,6 +30,8 @@ interface Job extends JobInfo {
   waiters: number;
   silenced: boolean;
   total: number;
+  /** The model has read the job since it settled (only its first such read may skip to the newest output). */
+  readSettled: boolean;
 }
 
 
@@ -87,6 +92,7 @@ export class JobRegistry {
       waiters: 0,
       silenced: false,
       total: 0,
+      readSettled: false,
     };
     this.#jobs.set(job.id, job);
     this.#emit({ type: 'registered', job: info(job) });
@@ -161,24 +167,47 @@ export class JobRegistry {
   }
 
   /** One consuming read, rendered: delta text and notices, without the status line; `unreadBytes` are the bytes
-   * this read left in the ring because it reached the per-read maximum. */
-  readDelta(id: string): { text: string; unreadBytes: number } {
+   * this read left in the ring because it reached the per-read maximum. With `newest`, a read whose unread bytes
+   * exceed one read's worth skips to the newest of them (from a line start), led by a line saying what it skipped
+   * and where the whole output is: the end of a long output is what a model needs first. */
+  readDelta(id: string, newest = false): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
+    const skipped = newest ? this.#skipToNewest(job) : undefined;
     const read = this.#capture.ringRead(job.source.captureId, this.#readBytes);
     const unreadBytes = read.total - read.to;
     const notices = settled(job.state) && unreadBytes === 0 ? (job.source.settledNotices?.() ?? []) : [];
-    const text = renderRead(read, read.lossy ? job.source.spillPaths() : undefined, notices);
+    if (settled(job.state)) job.readSettled = true;
+    let text = renderRead(read, read.lossy && skipped === undefined ? job.source.spillPaths() : undefined, notices);
+    if (skipped !== undefined) text = appendLine(skipped, text);
     this.#trim(job.ownerId);
     return { text, unreadBytes };
   }
 
-  /** job_output's text: one consuming read, the continuation line when bytes are left, then the status line. */
+  /** job_output's text: one consuming read (the first read of a settled job leads with its newest output), the
+   * continuation line when bytes are left, then the status line. */
   output(id: string): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
-    const { text, unreadBytes } = this.readDelta(id);
+    const { text, unreadBytes } = this.readDelta(id, settled(job.state) && !job.readSettled);
     let body = appendLine(text || jobTexts.noNewOutput, '');
     if (unreadBytes > 0) body += `${jobTexts.moreOutput}\n`;
     return { text: body + statusLine(job), unreadBytes };
+  }
+
+  /**
+   * When more than one read's worth is unread, consumes all but the newest read's worth (moving on to the first
+   * line start among its first 4 KiB, as a truncated tail does) and returns the line that says so; else nothing.
+   */
+  #skipToNewest(job: Job): string | undefined {
+    const capture = job.source.captureId;
+    const state = this.#capture.ringState(capture);
+    if (state.total - state.consumer <= this.#readBytes) return undefined;
+    const window = this.#capture.ringObserve(capture, state.total - this.#readBytes, this.#readBytes);
+    const head = Buffer.concat(window.segments.map((segment) => segment.data)).subarray(0, LINE_PROBE + 1);
+    const newline = head.indexOf(0x0a);
+    const start = newline >= 0 && newline < LINE_PROBE && newline + 1 < window.to - window.from ? window.from + newline + 1 : window.from;
+    const from = Math.max(state.consumer, state.earliest);
+    const to = start > from ? this.#capture.ringRead(capture, start - from).to : from;
+    return jobTexts.skipped(to - state.consumer, job.source.spillFiles?.() ?? []);
   }
 
   /** An observer read by offset: never moves the model's cursor. */

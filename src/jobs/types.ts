@@ -19,6 +19,8 @@ export interface JobSource {
   kill(): void;
   /** Spill files that hold the whole output of each stream, where complete or still being written. */
   spillPaths(): string[];
+  /** The same files with the bytes each holds now, for a read that skipped output to name where it is. */
+  spillFiles?(): { path: string; bytes: number }[];
   /** Extra notice lines for a read once the job has settled (sandbox facts). */
   settledNotices?(): string[];
   /** Frees what the source holds (its capture). */

@@ -13,6 +13,11 @@ export function bashJobSource(
   holdsLeftovers = false,
 ): JobSource {
   let killed = false;
+  const spillFiles = () =>
+    STREAMS.flatMap((stream) => {
+      const info = capture.info(handle.captureId, stream);
+      return (info.spill === 'active' || info.spill === 'complete') && info.spillPath ? [{ path: info.spillPath, bytes: info.total }] : [];
+    });
   // Not async: a command without leftovers settles in the same turn as before, ahead of its caller's next step.
   const settled = handle.done.then((outcome): JobSettlement | Promise<JobSettlement> => {
     const ended = settlement(outcome);
@@ -26,11 +31,8 @@ export function bashJobSource(
       killed = true;
       handle.kill();
     },
-    spillPaths: () =>
-      STREAMS.flatMap((stream) => {
-        const info = capture.info(handle.captureId, stream);
-        return (info.spill === 'active' || info.spill === 'complete') && info.spillPath ? [info.spillPath] : [];
-      }),
+    spillPaths: () => spillFiles().map((file) => file.path),
+    spillFiles,
     settledNotices: () => {
       const sandbox = handle.sandboxFacts();
       if (sandbox?.runnerFailed) return [markers.runnerFailed(sandbox.mode)];

@@ -12,6 +12,7 @@ import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandb
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
 import {
+  appendLine,
   bashDescription,
   bashJobLabel,
   bashToolErrors,
@@ -231,8 +232,9 @@ export class BashTool {
     }
     if (ended === 'timeout') {
       jobs.promote(job.id);
-      const seen = jobs.readDelta(job.id).text;
-      const output = seen === '' || seen.endsWith('\n') ? seen : `${seen}\n`;
+      // The seed shows the newest output (what the command is doing now); job_output continues after it.
+      const { text: seen, unreadBytes } = jobs.readDelta(job.id, true);
+      const output = appendLine(seen, unreadBytes > 0 ? `${jobTexts.moreOutput}\n` : '');
       return textResult(`${output}${jobTexts.promoted(spec.timeoutMs, job.id)}`, {
         kind: 'promoted',
         jobId: job.id,

@@ -40,7 +40,7 @@ const CREDENTIALS: Record<string, string> = {
 /** Ordinary settings that must still pass. */
 const ORDINARY: Record<string, string> = {
   LANG: 'C.UTF-8',
-  EDITOR: 'vi',
+  HISTSIZE: '1000',
   TZ: 'UTC',
   NODE_ENV: 'production',
   HTTP_PROXY: 'http://proxy.internal:3128',
@@ -157,14 +157,14 @@ describe('policy options', () => {
   it("inherit: 'core' keeps only the core set; 'none' keeps nothing; set adds variables", async () => {
     const core = await envWith({ inherit: 'core' });
     expect(Object.keys(core).sort()).toEqual(['HOME', 'LANG', 'PATH', 'TERM', 'TZ']);
-    const none = await envWith({ inherit: 'none', set: { PATH: '/usr/bin:/bin', EDITOR: 'nano' } });
-    expect(none).toEqual({ PATH: '/usr/bin:/bin', EDITOR: 'nano', TERM: 'dumb' });
+    const none = await envWith({ inherit: 'none', set: { PATH: '/usr/bin:/bin', HISTSIZE: '50' } });
+    expect(none).toEqual({ PATH: '/usr/bin:/bin', HISTSIZE: '50', TERM: 'dumb' });
   });
 
   it('exclude drops matching names (globs, any case); includeOnly keeps only matching names', async () => {
-    const excluded = await envWith({ exclude: ['node_*', 'E?ITOR'] });
+    const excluded = await envWith({ exclude: ['node_*', 'H?STSIZE'] });
     expect(excluded.NODE_ENV).toBeUndefined();
-    expect(excluded.EDITOR).toBeUndefined();
+    expect(excluded.HISTSIZE).toBeUndefined();
     expect(excluded.LANG).toBe('C.UTF-8');
     const only = await envWith({ includeOnly: ['PATH', 'L*'] });
     expect(Object.keys(only).sort()).toEqual(['LANG', 'PATH', 'TERM']);

@@ -82,23 +82,39 @@ describe('job_output', () => {
     await kill(s, { job_id: id });
   });
 
-  it('says more output is waiting when a read reached its maximum, and counts the unread bytes', async () => {
+  it('says more output is waiting when a read of a running job reached its maximum, and counts the unread bytes', async () => {
     const s = fresh();
-    // 168894 bytes: three reads of at most 64000.
+    // 168894 bytes: three reads of at most 64000, all taken while the job still runs.
+    const all = Array.from({ length: 30_000 }, (_, i) => `${i + 1}\n`).join('');
+    const id = await background(s, 'seq 1 30000; sleep 300');
+    await printed(id, all.length);
+    const first = await s.callTool('job_output', { job_id: id });
+    expect(text(first)).toBe(`${all.slice(0, 64_000)}\n[more output available — call job_output again]\n[status: running]`);
+    expect(first.structuredContent).toMatchObject({ jobId: id, unreadBytes: all.length - 64_000 });
+    const second = await s.callTool('job_output', { job_id: id });
+    expect(text(second)).toBe(`${all.slice(64_000, 128_000)}\n[more output available — call job_output again]\n[status: running]`);
+    expect(second.structuredContent).toMatchObject({ unreadBytes: all.length - 128_000 });
+    const last = await s.callTool('job_output', { job_id: id });
+    expect(text(last)).toBe(`${all.slice(128_000)}[status: running]`);
+    expect(last.structuredContent).toMatchObject({ unreadBytes: 0 });
+    expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: running]');
+    await kill(s, { job_id: id });
+  });
+
+  it('leads the first read of a finished long job with its newest output and the spill file holding all of it', async () => {
+    const s = fresh();
+    // 168894 bytes: more than one read; the newest 64000 bytes start inside `19334`, so the read starts at `19335`.
     const all = Array.from({ length: 30_000 }, (_, i) => `${i + 1}\n`).join('');
     const id = await background(s, 'seq 1 30000');
     await settledJob(runtime, id);
+    const newest = all.slice(all.indexOf('\n19335\n') + 1);
     const first = await s.callTool('job_output', { job_id: id });
-    expect(text(first)).toBe(`${all.slice(0, 64_000)}\n[more output available — call job_output again]\n[status: completed, exit code: 0]`);
-    expect(first.structuredContent).toMatchObject({ jobId: id, unreadBytes: all.length - 64_000 });
-    const second = await s.callTool('job_output', { job_id: id, wait: true });
-    expect(text(second)).toBe(
-      `${all.slice(64_000, 128_000)}\n[more output available — call job_output again]\n[status: completed, exit code: 0]`,
+    const spill = /full output: (\S+) \(/.exec(text(first))?.[1] ?? "";
+    expect(spill).toMatch(/\.stdout\.log$/);
+    expect(text(first)).toBe(
+      `[skipped ${all.length - newest.length} bytes of older output; full output: ${spill} (${all.length} bytes); grep or tail the file instead of paging]\n${newest}[status: completed, exit code: 0]`,
     );
-    expect(second.structuredContent).toMatchObject({ unreadBytes: all.length - 128_000 });
-    const last = await s.callTool('job_output', { job_id: id });
-    expect(text(last)).toBe(`${all.slice(128_000)}[status: completed, exit code: 0]`);
-    expect(last.structuredContent).toMatchObject({ unreadBytes: 0 });
+    expect(first.structuredContent).toMatchObject({ unreadBytes: 0 });
     expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: completed, exit code: 0]');
   });
 

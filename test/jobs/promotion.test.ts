@@ -73,6 +73,23 @@ describe('promotion', () => {
     expect(text(await s.callTool('job_output', { job_id: id }))).toBe('(no new output)\n[status: completed, exit code: 0]');
   });
 
+  it('seeds the hand-off with the newest output from a line start, says what it skipped, and continues after it', async () => {
+    const s = fresh();
+    // 1988895 bytes, far more than the ring keeps; the command then sits quietly until its timeout.
+    const all = Array.from({ length: 300_000 }, (_, i) => `${i + 1}\n`).join('');
+    const result = await bash(s, 'seq 1 300000; sleep 300', { timeoutMs: 10_000 });
+    const { shown, id } = promoted(text(result), 10_000);
+    // The newest 64000 bytes start inside `290858`: the seed starts at the next line.
+    const newest = all.slice(all.indexOf('\n290859\n') + 1);
+    const spill = /full output: (\S+) \(/.exec(shown)?.[1] ?? '';
+    expect(spill).toMatch(/\.stdout\.log$/);
+    expect(shown).toBe(
+      `[skipped ${all.length - newest.length} bytes of older output; full output: ${spill} (${all.length} bytes); grep or tail the file instead of paging]\n${newest}`,
+    );
+    expect(text(await s.callTool('job_output', { job_id: id }))).toBe('(no new output)\n[status: running]');
+    await s.callTool('job_kill', { job_id: id });
+  });
+
   it('newline-terminates a partial line in the hand-off, and continues after its bytes', async () => {
     const s = fresh();
     const result = await bash(s, "printf 'partial'; sleep 1.5; echo ' rest'", { timeoutMs: 500 });

@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod error;
+pub mod line_start;
 pub mod options;
 pub mod pipe;
 pub mod reactor;

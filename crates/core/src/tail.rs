@@ -1,5 +1,6 @@
 //! The per-stream tail buffer: the last `cap` bytes of a stream in a circular buffer, plus a byte count.
 
+use crate::line_start;
 use crate::utf8;
 
 /// An observer read of a tail: bytes from an absolute stream offset.
@@ -90,23 +91,14 @@ impl Tail {
         }
     }
 
-    /// The window as at most two slices in stream order, with the start skip applied when bytes were
-    /// dropped.
+    /// The window as at most two slices in stream order, with the window skip (a line boundary near the
+    /// start, else the UTF-8 start skip) applied when bytes were dropped.
     pub fn window_slices(&self) -> (&[u8], &[u8]) {
         let (a, b) = self.raw_slices();
         if !self.dropped() {
             return (a, b);
         }
-        let skip = if a.len() >= 3 {
-            utf8::start_skip(a)
-        } else {
-            let mut head = [0u8; 3];
-            let n = (a.len() + b.len()).min(3);
-            for (i, slot) in head.iter_mut().enumerate().take(n) {
-                *slot = if i < a.len() { a[i] } else { b[i - a.len()] };
-            }
-            utf8::start_skip(&head[..n])
-        };
+        let skip = line_start::window_skip(a, b);
         if skip <= a.len() {
             (&a[skip..], b)
         } else {

@@ -7,7 +7,8 @@ use std::fs;
 
 use common::TempDir;
 use proptest::prelude::*;
-use shellring_core::utf8::{incomplete_tail_len, start_skip};
+use shellring_core::line_start::window_skip;
+use shellring_core::utf8::incomplete_tail_len;
 use shellring_core::{
     Capture, CaptureOptions, ChunkKind, Ring, RingOptions, RingRead, SpillState, Stream, Tail,
 };
@@ -23,13 +24,13 @@ fn concat(read: &RingRead) -> Vec<u8> {
         .collect()
 }
 
-/// The window the README defines: the last `min(total, cap)` bytes, start-skipped when bytes were dropped.
+/// The window the README defines: the last `min(total, cap)` bytes, window-skipped when bytes were dropped.
 fn expected_window(stream: &[u8], cap: usize) -> &[u8] {
     if stream.len() <= cap {
         return stream;
     }
     let w = &stream[stream.len() - cap..];
-    &w[start_skip(w)..]
+    &w[window_skip(w, &[])..]
 }
 
 /// Text rich in multi-byte characters, so that random cuts land inside sequences often.
@@ -105,7 +106,7 @@ proptest! {
     }
 
     #[test]
-    fn the_tail_window_is_the_last_bytes_after_the_start_skip(cap in 0usize..300, parts in chunks(400, 30)) {
+    fn the_tail_window_is_the_last_bytes_after_the_window_skip(cap in 0usize..300, parts in chunks(400, 30)) {
         let mut t = Tail::new(cap);
         let mut stream = Vec::new();
         for part in &parts {

@@ -2,6 +2,9 @@
 import type { ObserveResult } from '../types.js';
 import { boundaryCut, incompleteTailStart, startSkip } from './utf8.js';
 
+/** How far into a dropped-into window a line boundary is looked for. */
+export const LINE_PROBE = 4096;
+
 /** Smallest backing store allocated once a stream writes anything; most commands print less than this. */
 const INITIAL_STORE = 256;
 
@@ -89,11 +92,15 @@ export class Tail {
     return this.total - Math.min(this.total, this.cap);
   }
 
-  /** Leading continuation bytes to skip at `rawStart`, only when bytes were dropped before it. */
+  /** Bytes to skip at `rawStart`, only when bytes were dropped before it: past the first newline among the first
+   * LINE_PROBE bytes when something follows it, else leading continuation bytes (crates/core/src/line_start.rs). */
   private skipAt(rawStart: number): number {
     if (!this.dropped()) return 0;
-    const probe = this.copy(rawStart, Math.min(this.total, rawStart + 3));
-    return startSkip(probe);
+    const length = this.total - rawStart;
+    const probe = this.copy(rawStart, Math.min(this.total, rawStart + LINE_PROBE));
+    const newline = probe.indexOf(0x0a);
+    if (newline >= 0 && newline + 1 < length) return newline + 1;
+    return startSkip(probe.subarray(0, 3));
   }
 
   private grow(minimum: number): void {

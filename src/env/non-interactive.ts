@@ -1,0 +1,37 @@
+// The variables that keep a command from waiting on a keyboard nobody holds: editors and password prompts that
+// fail at once with a line saying what to do, pagers that print, installers and credential helpers that never ask.
+import { fileURLToPath } from 'node:url';
+
+/** The helpers ship with the package as plain `#!/bin/sh` scripts under dist/src/env/bin: a sandbox that shows
+ * the host's / read-only (bubblewrap's --ro-bind, Landlock's read rules) shows them too, and a path without spaces
+ * works both for programs that run `$EDITOR` through a shell (git, crontab) and for those that exec it directly. */
+export const NO_EDITOR = fileURLToPath(new URL('./bin/shellring-no-editor', import.meta.url));
+export const NO_ASKPASS = fileURLToPath(new URL('./bin/shellring-no-askpass', import.meta.url));
+
+/**
+ * Set for every command before the environment policy's `set`, the trusted env and DSH_*, so each is overridable.
+ * None of them makes a tool act without asking (no `--yes` equivalents such as npx's auto-install): they only turn
+ * a question that would hang into a failure or the tool's own default.
+ */
+export const NON_INTERACTIVE: Readonly<Record<string, string>> = Object.freeze({
+  GIT_EDITOR: NO_EDITOR,
+  EDITOR: NO_EDITOR,
+  VISUAL: NO_EDITOR,
+  SUDO_ASKPASS: NO_ASKPASS,
+  SSH_ASKPASS: NO_ASKPASS,
+  // ssh asks through SSH_ASKPASS even where it finds a terminal, so it never reads a keyboard.
+  SSH_ASKPASS_REQUIRE: 'force',
+  GIT_ASKPASS: NO_ASKPASS,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_MERGE_AUTOEDIT: 'no',
+  GCM_INTERACTIVE: 'never',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  MANPAGER: 'cat',
+  SYSTEMD_PAGER: 'cat',
+  DEBIAN_FRONTEND: 'noninteractive',
+  APT_LISTCHANGES_FRONTEND: 'none',
+  PIP_NO_INPUT: '1',
+  GH_PROMPT_DISABLED: '1',
+  TF_INPUT: '0',
+});
