@@ -77,6 +77,7 @@ export class Runtime {
       forget: () => this.#sessions.delete(options.id),
       list: (approve, allowed) => this.#list(options.id, approve, allowed),
       onCall: (event) => this.#events.emit('call', event),
+      sections: () => this.promptSections(),
     });
     this.#sessions.set(options.id, session);
     return session;

@@ -11,7 +11,8 @@ import type { ApprovalHandler } from '../sandbox/approval.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
 import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
-import { sessionErrors } from '../contract/index.js';
+import { SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors } from '../contract/index.js';
+import type { PromptSection } from './assembly.js';
 import type { ListedTool } from './listing.js';
 import { ShellringError } from '../errors.js';
 
@@ -46,6 +47,8 @@ interface SessionDeps {
   list: (approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined) => ListedTool[];
   /** The runtime's own listener, so one subscription sees every session's calls. */
   onCall: (event: CallEvent) => void;
+  /** The runtime's fixed prompt sections. */
+  sections: () => PromptSection[];
 }
 
 export class Session {
@@ -81,6 +84,17 @@ export class Session {
   /** The tools as this session's model sees them: its restriction applied, escalation only where it can be approved. */
   listTools(): ListedTool[] {
     return this.#deps.list(this.#approve, this.#allowed);
+  }
+
+  /**
+   * The prompt sections for this session's model: the runtime's fixed ones, then, where commands are confined, the
+   * standing sandbox mode and what a command can write as runtime context (it follows setSandboxMode).
+   */
+  promptSections(): PromptSection[] {
+    const sections = this.#deps.sections();
+    const sandbox = this.#deps.sandbox;
+    if (sandbox) sections.push({ ...SANDBOX_CONTEXT_SECTION, text: sandboxContext({ mode: sandbox.modeFor(this.id), workspace: this.cwd }) });
+    return sections;
   }
 
   /**
