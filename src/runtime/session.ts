@@ -7,6 +7,7 @@ import type { JobRegistry } from '../jobs/registry.js';
 import type { BashTool } from '../tools/bash.js';
 import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { pinRoot, type PinnedRoot } from '../sandbox/workspace.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
@@ -51,6 +52,8 @@ interface SessionDeps {
 export class Session {
   readonly id: string;
   readonly cwd: string;
+  /** The canonical workspace root, resolved when the session opened (runtimes with a sandbox). */
+  readonly root: PinnedRoot | undefined;
   /** The tools this session's agent may use, when restricted. */
   readonly tools: readonly string[] | undefined;
   readonly #allowed: ReadonlySet<string> | undefined;
@@ -69,6 +72,8 @@ export class Session {
     }
     this.id = options.id;
     this.cwd = resolve(options.cwd ?? deps.executor.config.cwd ?? process.cwd());
+    // Pinned here, once: a later swap of a path component cannot move where confined commands may write.
+    this.root = deps.sandbox ? pinRoot(this.cwd) : undefined;
     this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));
     this.#allowed = this.tools && new Set(this.tools);
     this.#deps = deps;
@@ -108,6 +113,7 @@ export class Session {
     const result = await this.#dispatch(name, args, {
       sessionId: this.id,
       cwd: this.cwd,
+      root: this.root,
       signal: checked.signal,
       callId,
       approve: this.#approve,

@@ -11,6 +11,7 @@ import { bashJobSource, settlement } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
+import { canonical, verifiedRoot } from '../sandbox/workspace.js';
 import {
   bashDescription,
   bashJobLabel,
@@ -168,7 +169,11 @@ export class BashTool {
       cwd,
     });
     let confinement: Confinement | undefined;
-    if (mode !== undefined) confinement = await this.#deps.sandbox!.confine(mode, cwd, context.sessionId);
+    if (mode !== undefined) {
+      // A session's root was resolved once, at open; a confined call runs only while it still names that directory.
+      const root = mode === 'danger-full-access' || !context.root ? canonical(cwd) : verifiedRoot(context.root);
+      confinement = await this.#deps.sandbox!.confine(mode, root, context.sessionId);
+    }
     // The canonical workspace root is the base, so confinement and launch name the same directory.
     const base = confinement?.root ?? cwd;
     // Only named fields reach the executor: a model's `env` or `stdin` keys never do.
