@@ -123,7 +123,7 @@ export class Supervised {
     const cause = this.#cause ?? null;
     const { enforcement } = started;
     // Counted after the drain, so what ended meanwhile is not reported; the runner (a subreaper) holds the rest.
-    const leftover = ended.type !== 'eof' && this.#runnerPid !== undefined ? countDescendants(this.#runnerPid) : 0;
+    const leftover = ended.type !== 'eof' && this.#runnerPid !== undefined ? countDescendants(this.#runnerPid, cause ? this.#pgid : undefined) : 0;
     if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause, enforcement, leftover };
     if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement, leftover };
     // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.

@@ -10,3 +10,4 @@ export { renderForeground, type ForegroundFacts, type RenderedStream, type Sandb
 export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './render-job.js';
 export { parseExitStatus, type ExitStatus } from './exit-status.js';
 export { environmentTexts } from './environment-texts.js';
+export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } from './sandbox-context.js';

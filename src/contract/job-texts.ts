@@ -15,6 +15,7 @@ export const jobTexts = {
   started: (id: string) => `started background job ${id}`,
   noNewOutput: '(no new output)',
   moreOutput: '[more output available — call job_output again]',
+  waitExpired: (ms: number) => `[waited ${ms}ms; still running]`,
   noJobs: '(no background jobs)',
   listLine: (id: string, kind: string, status: string, label: string) => `${id} [${kind}] ${status} — ${label}`,
   killRequested: (id: string) => `requested cancellation of job ${id}`,

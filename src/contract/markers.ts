@@ -5,6 +5,7 @@ export const markers = {
   noOutput: '(no output)',
   stderr: '[stderr]',
   timedOut: (ms: number) => `[timed out after ${ms}ms]`,
+  notMoved: (limit: number) => `[not moved to background: job limit reached (${limit}); job_kill one to free a slot]`,
   stopped: (reason: string) => `[stopped: ${reason}]`,
   signal: (name: string) => `[killed by signal: ${name}]`,
   exitCode: (code: number | null) => `[exit code: ${code}]`,

@@ -27,6 +27,8 @@ export interface ForegroundFacts {
   stdout: RenderedStream;
   stderr: RenderedStream;
   sandbox?: SandboxFacts;
+  /** A timeout killed the command because the session was at this job limit (promotion would have moved it). */
+  notMoved?: number;
   /** Processes the command left running, and the job that holds them where one does. */
   leftover?: { count: number; jobId?: string };
 }
@@ -53,6 +55,7 @@ function markerLines(facts: ForegroundFacts, escalationAdvertised: boolean): str
   // Before the exit marker, which stays last (views read the exit status from the final line).
   if (facts.leftover) lines.push(markers.leftover(facts.leftover.count, facts.leftover.jobId));
   if (facts.timedOut) lines.push(markers.timedOut(facts.timeoutMs));
+  if (facts.timedOut && facts.notMoved !== undefined) lines.push(markers.notMoved(facts.notMoved));
   if (facts.stopped !== undefined) lines.push(markers.stopped(facts.stopped));
   if (facts.signal) lines.push(markers.signal(facts.signal));
   else if (facts.exitCode !== 0) lines.push(markers.exitCode(facts.exitCode));

@@ -65,11 +65,12 @@ export async function sweep(runnerPid: number | undefined, group: number | undef
   for (const pid of sweepTargets(runnerPid, group)) signal(pid, 'SIGKILL');
 }
 
-/** How many live processes are below `root` that outlive the command: walks each task's `children` file, so it
+/** How many live processes are below `root` that outlive the command (with `condemnedGroup`, a killed command's
+ * process group, not counting its members: they end at the grace, some may be dying as we look): walks each task's `children` file, so it
  * costs what the tree holds, not a scan of every process on the host; where those files are absent, the full scan.
  * The sandbox's own processes do not count: bubblewrap itself, and whatever runs in the pid namespace it made,
  * which the kernel kills when that namespace's first process ends (under load some may not have died yet). */
-export function countDescendants(root: number): number {
+export function countDescendants(root: number, condemnedGroup?: number): number {
   const found = new Set<number>();
   const queue = [root];
   while (queue.length) {
@@ -84,7 +85,12 @@ export function countDescendants(root: number): number {
   }
   const home = pidNamespace(root);
   let live = 0;
-  for (const pid of found) if (alive(pid) && pidNamespace(pid) === home && commandName(pid) !== 'bwrap') live += 1;
+  for (const pid of found) {
+    if (!alive(pid) || pidNamespace(pid) !== home || commandName(pid) === 'bwrap') continue;
+    // A killed command's group gets SIGKILL at the grace whatever it does with the TERM: nothing in it is left.
+    if (condemnedGroup !== undefined && groupOf(pid) === condemnedGroup) continue;
+    live += 1;
+  }
   return live;
 }
 
@@ -130,9 +136,19 @@ function commandName(pid: number): string | undefined {
 function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
   } catch {
     return false;
+  }
+}
+
+function groupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
   }
 }
 

@@ -65,6 +65,11 @@ export class JobRegistry {
     return () => this.#events.off(type, listener as (event: JobEvent) => void);
   }
 
+  /** Running-or-stopping jobs one owner may hold. */
+  get limit(): number {
+    return this.#limit;
+  }
+
   /** Whether the owner may start another job now. */
   admits(ownerId: string): boolean {
     return this.#active(ownerId) < this.#limit;
@@ -184,12 +189,14 @@ export class JobRegistry {
   }
 
   /** job_output's text: one consuming read (the first read of a settled job leads with its newest output), the
-   * continuation line when bytes are left, then the status line. */
-  output(id: string): { text: string; unreadBytes: number } {
+   * continuation line when bytes are left, the expired-wait line after a wait of `waitedMs` that the job outlasted,
+   * then the status line. */
+  output(id: string, waitedMs?: number): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
     const { text, unreadBytes } = this.readDelta(id, settled(job.state) && !job.readSettled);
     let body = appendLine(text || jobTexts.noNewOutput, '');
     if (unreadBytes > 0) body += `${jobTexts.moreOutput}\n`;
+    if (waitedMs !== undefined && !settled(job.state)) body += `${jobTexts.waitExpired(waitedMs)}\n`;
     return { text: body + statusLine(job), unreadBytes };
   }
 

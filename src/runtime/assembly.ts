@@ -1,16 +1,18 @@
 // The one composition path: createRuntime and the Cordis plugins build the executor, the DSH_* environment, the
 // sandbox, the job registry and the prompt sections here, so each part is put together (and defaulted) once.
+import { dirname } from 'node:path';
 import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
 import { parseConfig } from '../errors.js';
 import { resolveDshHome } from '../env/dsh-home.js';
 import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
 import type { ExecutorConfigInput } from '../executor/config.js';
 import { LocalExecutor } from '../executor/local.js';
-import { loadBinding } from '../native/loader.js';
+import { loadBinding, packageRoot } from '../native/loader.js';
 import type { JobRegistryOptions } from '../jobs/options.js';
 import { JobRegistry } from '../jobs/registry.js';
 import { sandboxConfigSchema, type SandboxConfigInput } from '../sandbox/config.js';
 import { Sandbox } from '../sandbox/sandbox.js';
+import { canonical } from '../sandbox/workspace.js';
 
 export interface PromptSection {
   name: string;
@@ -40,12 +42,14 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
 }
 
 /**
- * The sandbox over `executor`. The runtime's own state (spill files, DSH_HOME) may never be a workspace root, and
- * every session's spill files are hidden from confined commands.
+ * The sandbox over `executor`. No workspace root may contain the runtime's own state (spill files, DSH_HOME) or its
+ * own code (the runner and addon, the package, the node executable): a confined command could replace what the next
+ * runtime runs unconfined. Every session's spill files are hidden from confined commands.
  */
 export function assembleSandbox(config: SandboxConfigInput, executor: LocalExecutor, dshHome: string): Sandbox {
   const spills = executor.spills.root;
-  return new Sandbox(parseConfig(sandboxConfigSchema, config, 'sandbox config'), executor.runnerPath, [spills, dshHome], [spills]);
+  const own = [spills, dshHome, dirname(executor.runnerPath), packageRoot(), dirname(process.execPath)].map(canonical);
+  return new Sandbox(parseConfig(sandboxConfigSchema, config, 'sandbox config'), executor.runnerPath, own, [spills]);
 }
 
 /** The job registry over the executor's capture backend, which holds every job's output. */

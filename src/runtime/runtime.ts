@@ -13,6 +13,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, PROMPT_SECTIONS, type PromptSection } from './assembly.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { Session, type CallEvent, type SessionOptions } from './session.js';
+import { nestingProblem } from '../sandbox/workspace.js';
 import { ShellringError } from '../errors.js';
 
 export type { ListedTool };
@@ -77,7 +78,15 @@ export class Runtime {
       forget: () => this.#sessions.delete(options.id),
       list: (approve, allowed) => this.#list(options.id, approve, allowed),
       onCall: (event) => this.#events.emit('call', event),
+      sections: () => this.promptSections(),
     });
+    if (session.root) {
+      const others = this.sessions().flatMap((open) => (open.root ? [{ id: open.id, root: open.root.path }] : []));
+      const problem = nestingProblem(session.root.path, others);
+      if (problem) {
+        throw new ShellringError('SHELLRING_SANDBOX_ROOT', `sandbox workspace root "${session.root.path}" is refused: ${problem}; give each session a workspace of its own, or the same one`);
+      }
+    }
     this.#sessions.set(options.id, session);
     return session;
   }

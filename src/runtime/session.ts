@@ -7,11 +7,13 @@ import type { JobRegistry } from '../jobs/registry.js';
 import type { BashTool } from '../tools/bash.js';
 import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { pinRoot, type PinnedRoot } from '../sandbox/workspace.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
 import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
-import { sessionErrors } from '../contract/index.js';
+import { SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors } from '../contract/index.js';
+import type { PromptSection } from './assembly.js';
 import type { ListedTool } from './listing.js';
 import { ShellringError } from '../errors.js';
 
@@ -46,11 +48,15 @@ interface SessionDeps {
   list: (approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined) => ListedTool[];
   /** The runtime's own listener, so one subscription sees every session's calls. */
   onCall: (event: CallEvent) => void;
+  /** The runtime's fixed prompt sections. */
+  sections: () => PromptSection[];
 }
 
 export class Session {
   readonly id: string;
   readonly cwd: string;
+  /** The canonical workspace root, resolved when the session opened (runtimes with a sandbox). */
+  readonly root: PinnedRoot | undefined;
   /** The tools this session's agent may use, when restricted. */
   readonly tools: readonly string[] | undefined;
   readonly #allowed: ReadonlySet<string> | undefined;
@@ -69,6 +75,8 @@ export class Session {
     }
     this.id = options.id;
     this.cwd = resolve(options.cwd ?? deps.executor.config.cwd ?? process.cwd());
+    // Pinned here, once: a later swap of a path component cannot move where confined commands may write.
+    this.root = deps.sandbox ? pinRoot(this.cwd) : undefined;
     this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));
     this.#allowed = this.tools && new Set(this.tools);
     this.#deps = deps;
@@ -81,6 +89,17 @@ export class Session {
   /** The tools as this session's model sees them: its restriction applied, escalation only where it can be approved. */
   listTools(): ListedTool[] {
     return this.#deps.list(this.#approve, this.#allowed);
+  }
+
+  /**
+   * The prompt sections for this session's model: the runtime's fixed ones, then, where commands are confined, the
+   * standing sandbox mode and what a command can write as runtime context (it follows setSandboxMode).
+   */
+  promptSections(): PromptSection[] {
+    const sections = this.#deps.sections();
+    const sandbox = this.#deps.sandbox;
+    if (sandbox) sections.push({ ...SANDBOX_CONTEXT_SECTION, text: sandboxContext({ mode: sandbox.modeFor(this.id), workspace: this.cwd }) });
+    return sections;
   }
 
   /**
@@ -108,6 +127,7 @@ export class Session {
     const result = await this.#dispatch(name, args, {
       sessionId: this.id,
       cwd: this.cwd,
+      root: this.root,
       signal: checked.signal,
       callId,
       approve: this.#approve,

@@ -1,5 +1,5 @@
 // The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, runner flags.
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -8,6 +8,7 @@ import { loadBinding } from '../native/loader.js';
 import type { SandboxSpec } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
+import { canonical } from './workspace.js';
 import { ShellringError } from '../errors.js';
 
 export interface SandboxConfig {
@@ -45,7 +46,7 @@ export class Sandbox {
   readonly #reclaimed: Promise<number>;
 
   /**
-   * `protectedPaths` hold the runtime's own state: no workspace may contain them. `hiddenPaths` (the spill
+   * `protectedPaths` hold the runtime's own state and code: no workspace may contain them. `hiddenPaths` (the spill
    * directories of every session) are more: a confined command sees them empty.
    */
   constructor(config: SandboxConfig, runnerPath: string, protectedPaths: string[], hiddenPaths: string[] = []) {
@@ -79,12 +80,11 @@ export class Sandbox {
   }
 
   /**
-   * The confinement of one call in `mode`.
+   * The confinement of one call in `mode` with the canonical workspace `root` (a session's pinned one).
    * @throws ShellringError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
    * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
    */
-  async confine(mode: SandboxMode, cwd: string, sessionId: string | undefined): Promise<Confinement> {
-    const root = canonical(cwd);
+  async confine(mode: SandboxMode, root: string, sessionId: string | undefined): Promise<Confinement> {
     if (mode === 'danger-full-access') return { policy: { mode, runnerArgs: [] }, env: {}, root };
     const { backend, bwrapPath, network, allowUnixSockets } = this.#config;
     if (!(await backendUsable(backend, this.#runner, bwrapPath))) {
@@ -126,7 +126,7 @@ export class Sandbox {
     if (why) throw refuse(why);
     for (const path of this.#protected) {
       if (path === root || path.startsWith(root + sep)) {
-        throw refuse(`it contains the runtime's own state (${path}); use a narrower directory`);
+        throw refuse(`it contains the runtime's own files (${path}); use a narrower directory`);
       }
     }
   }
@@ -159,12 +159,4 @@ export function workspaceRootProblem(dir: string): string | undefined {
   if (root === sep) return 'it would make the whole filesystem writable';
   if (root === canonical(homedir())) return 'it is the home directory; use a project directory';
   return undefined;
-}
-
-function canonical(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -11,6 +11,7 @@ import { bashJobSource, settlement } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
+import { canonical, verifiedRoot } from '../sandbox/workspace.js';
 import {
   appendLine,
   bashDescription,
@@ -44,6 +45,8 @@ export class BashTool {
   /** Built once each, so one configuration always lists the same bytes (prompt caches keep hitting). */
   readonly #plain: ToolDefinition;
   readonly #escalating: ToolDefinition;
+  readonly #plainAtLimit: ToolDefinition;
+  readonly #escalatingAtLimit: ToolDefinition;
 
   constructor(deps: BashToolDeps) {
     this.#deps = deps;
@@ -62,11 +65,28 @@ export class BashTool {
     this.#escalating = sandbox
       ? { ...this.#plain, description: bashDescription({ ...options, sandbox, escalation: true }), schema: this.#schema }
       : this.#plain;
+    // While a session is at its job limit a timeout kills: those definitions promise no hand-over.
+    const full = { background: this.#background, promotes: false };
+    this.#plainAtLimit = {
+      ...this.#plain,
+      description: bashDescription({ ...full, sandbox, escalation: false }),
+      schema: bashArgsSchema({ ...full, sandbox: false }),
+    };
+    this.#escalatingAtLimit = sandbox
+      ? { ...this.#plain, description: bashDescription({ ...full, sandbox, escalation: true }), schema: bashArgsSchema({ ...full, sandbox }) }
+      : this.#plainAtLimit;
   }
 
   /** The definition for one session: its own approval channel `approve`, else the composition's, if any. */
   definitionFor(sessionId: string | undefined, approve?: ApprovalHandler): ToolDefinition {
-    return this.#escalationAdvertised(sessionId, approve) ? this.#escalating : this.#plain;
+    const escalates = this.#escalationAdvertised(sessionId, approve);
+    if (this.#atLimit(sessionId)) return escalates ? this.#escalatingAtLimit : this.#plainAtLimit;
+    return escalates ? this.#escalating : this.#plain;
+  }
+
+  /** Promotion is configured but the session holds as many jobs as it may: a timeout would kill. */
+  #atLimit(sessionId: string | undefined): boolean {
+    return this.#promotes && sessionId !== undefined && this.#deps.jobs !== undefined && !this.#deps.jobs.admits(sessionId);
   }
 
   /** The composition's definition: escalation is listed when its approval service can ask someone. */
@@ -99,6 +119,8 @@ export class BashTool {
   #escalationAdvertised(sessionId: string | undefined, approve: ApprovalHandler | undefined): boolean {
     const approval = this.#deps.approval;
     if (!this.#deps.sandbox || approval?.policy === 'never') return false;
+    // Nothing is wider than a mode that confines nothing.
+    if (this.#deps.sandbox.modeFor(sessionId) === 'danger-full-access') return false;
     if (approve) return true;
     if (!approval?.request) return false;
     return sessionId === undefined || !approval.available || approval.available(sessionId);
@@ -126,10 +148,12 @@ export class BashTool {
     const current = sandbox.modeFor(context.sessionId);
     const requested = args.sandbox_permissions;
     if (requested === undefined || requested === current) return current;
-    if (!isSandboxMode(requested)) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.notWider(requested, current));
+    // A narrower mode is refused whatever the justification: asking again with one would not help.
+    if (!isSandboxMode(requested) || !isWider(requested, current)) {
+      throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.notWider(requested, current));
+    }
     if (args.justification === undefined) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.needsJustification);
     if (args.justification.trim() === '') throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.blankJustification);
-    if (!isWider(requested, current)) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.notWider(requested, current));
     const approval = this.#deps.approval;
     const request = context.approve ?? approval?.request;
     if (!request && approval?.policy !== 'never') {
@@ -169,7 +193,11 @@ export class BashTool {
       cwd,
     });
     let confinement: Confinement | undefined;
-    if (mode !== undefined) confinement = await this.#deps.sandbox!.confine(mode, cwd, context.sessionId);
+    if (mode !== undefined) {
+      // A session's root was resolved once, at open; a confined call runs only while it still names that directory.
+      const root = mode === 'danger-full-access' || !context.root ? canonical(cwd) : verifiedRoot(context.root);
+      confinement = await this.#deps.sandbox!.confine(mode, root, context.sessionId);
+    }
     // The canonical workspace root is the base, so confinement and launch name the same directory.
     const base = confinement?.root ?? cwd;
     // Only named fields reach the executor: a model's `env` or `stdin` keys never do.
@@ -184,9 +212,14 @@ export class BashTool {
     });
   }
 
-  /** The escalation hint follows a denial while someone can approve and a wider mode exists to ask for. */
+  /** The escalation hint follows a denial while someone can approve and a wider mode exists to ask for, and only
+   * under the session's own mode: a call that already ran escalated was the one retry the hint offers. */
   #hint(mode: string | undefined, context: CallContext): boolean {
-    return this.#escalationAdvertised(context.sessionId, context.approve) && mode !== 'danger-full-access';
+    return (
+      this.#escalationAdvertised(context.sessionId, context.approve) &&
+      mode !== 'danger-full-access' &&
+      mode === this.#deps.sandbox!.modeFor(context.sessionId)
+    );
   }
 
   /**
@@ -212,7 +245,8 @@ export class BashTool {
 
   async #foreground(args: BashArgs, spec: ExecSpec, context: CallContext): Promise<ToolResult> {
     const jobs = this.#deps.jobs;
-    if (!this.#promotes || !jobs || !jobs.admits(context.sessionId)) return this.#deadline(spec, context);
+    if (!this.#promotes || !jobs) return this.#deadline(spec, context);
+    if (!jobs.admits(context.sessionId)) return this.#deadline(spec, context, jobs.limit);
     const handle = this.#deps.executor.start(spec, { ring: true });
     const job = jobs.start({
       kind: 'bash',
@@ -267,8 +301,9 @@ export class BashTool {
     return foregroundResult(facts, this.#hint(sandbox?.mode, context));
   }
 
-  /** No job behind the call: the executor's deadline kills the command at its timeout. */
-  async #deadline(spec: ExecSpec, context: CallContext): Promise<ToolResult> {
+  /** No job behind the call: the executor's deadline kills the command at its timeout. `jobLimit`: promotion is
+   * on but the session is at this limit, which a timed-out result then names. */
+  async #deadline(spec: ExecSpec, context: CallContext, jobLimit?: number): Promise<ToolResult> {
     // A command that could not start at all rejects with SHELLRING_SPAWN_FAILED; the model reads its message.
     const result = await this.#deps.executor.run({ ...spec, signal: context.signal });
     if (result.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
@@ -278,6 +313,7 @@ export class BashTool {
     // No job can hold what the command left running here: it ends on its own or with the session.
     const { leftover, ...rest } = result;
     const facts: ForegroundFacts = leftover ? { ...rest, leftover: { count: leftover } } : rest;
+    if (jobLimit !== undefined && result.timedOut) facts.notMoved = jobLimit;
     return foregroundResult(facts, this.#hint(result.sandbox?.mode, context));
   }
 }

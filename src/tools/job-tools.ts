@@ -90,8 +90,9 @@ async function output(
   context: CallContext,
 ): Promise<ToolResult> {
   const job = jobs.lookup(args.job_id, context.sessionId);
-  if (args.wait) await jobs.wait(job.id, Math.min(args.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS), context.signal);
-  const { text, unreadBytes } = jobs.output(job.id);
+  const waitMs = Math.min(args.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
+  const expired = args.wait ? !(await jobs.wait(job.id, waitMs, context.signal)) && !context.signal?.aborted : false;
+  const { text, unreadBytes } = jobs.output(job.id, expired ? waitMs : undefined);
   return textResult(text, { jobId: job.id, job: jobs.get(job.id), unreadBytes });
 }
 

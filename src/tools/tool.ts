@@ -1,6 +1,7 @@
 // What every tool shares: its definition, the call context, and the result shape (text content + typed value).
 import type { z } from 'zod';
 import type { ApprovalHandler } from '../sandbox/approval.js';
+import type { PinnedRoot } from '../sandbox/workspace.js';
 
 export interface ToolDefinition {
   name: string;
@@ -14,6 +15,8 @@ export interface CallContext {
   sessionId: string;
   /** The session's directory; without it, the executor's configured cwd, then the host's. */
   cwd?: string;
+  /** The session's workspace root, pinned when it opened (sandboxed runtimes); without it, resolved per call. */
+  root?: PinnedRoot;
   signal?: AbortSignal;
   callId?: string;
   /** The session's own approval channel, when it has one (an MCP client that elicits, a console). */

@@ -1,6 +1,7 @@
-// Several `shellring serve` instances behind a real HAProxy running deploy/haproxy.cfg: 30 SDK sessions with
-// background jobs, one instance SIGKILLed (its sessions get "Session not found" and start over; the others keep
-// their jobs and output), another SIGTERMed (its calls in flight finish before it exits).
+// Several `shellring serve` instances behind a real HAProxy running deploy/haproxy.cfg: its log keeps no query
+// string (no token from an address); 30 SDK sessions with background jobs, one instance SIGKILLed (its sessions get
+// "Session not found" and start over; the others keep their jobs and output), another SIGTERMed (its calls in
+// flight finish before it exits).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -26,6 +27,8 @@ interface Instance {
 const instances: Instance[] = [];
 let proxy: ChildProcess | undefined;
 let proxyUrl: string;
+/** What the proxy logs (the shipped config logs to stdout). */
+let proxyLog = '';
 const clients: TestClient[] = [];
 
 function freePort(): Promise<number> {
@@ -86,7 +89,8 @@ beforeAll(async () => {
   writeFileSync(config, proxyConfig(port));
   const check = spawnSync('haproxy', ['-c', '-f', config], { encoding: 'utf8' });
   expect(check.status, check.stderr + check.stdout).toBe(0);
-  proxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  proxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  proxy.stdout!.on('data', (chunk: Buffer) => (proxyLog += chunk.toString()));
   proxyUrl = `http://127.0.0.1:${port}/mcp`;
   await until(
     () =>
@@ -106,6 +110,28 @@ afterAll(async () => {
 });
 
 describe('three instances behind HAProxy', () => {
+  it('logs each request without its query string: a token in an address never reaches the log', async () => {
+    const origin = new URL(proxyUrl).origin;
+    const marker = `/?token=${TOKEN}&marker=log-test`;
+    // The link form is refused for a configured token (400), and its token is still not logged.
+    const link = await fetch(`${origin}${marker}`, { redirect: 'manual' });
+    expect(link.status).toBe(400);
+    // The form sign-in works through the proxy.
+    const form = await fetch(`${origin}/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: TOKEN }),
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get('set-cookie')).toMatch(/^shellring_signin=/);
+    await until(() => (proxyLog.match(/ 400 /g) ?? []).length >= 1 && / 303 .*"POST \/ HTTP\/1\.1"/.test(proxyLog), 20_000, 'the log lines');
+    expect(proxyLog).toMatch(/ 400 .*"GET \/ HTTP\/1\.1"/);
+    expect(proxyLog).not.toContain(TOKEN);
+    expect(proxyLog).not.toContain('marker=log-test');
+  });
+
+
   it('spreads 30 sessions, survives a SIGKILLed and a SIGTERMed instance', async () => {
     // 30 sessions, each with a background job that writes numbered lines for a few seconds.
     const sessions: { i: number; tc: TestClient; home: Instance; job: string }[] = [];

@@ -23,7 +23,7 @@ const rules = (text: string) =>
   text
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => /^(stick|retry-on|option redispatch|option httpchk|retries)/.test(line));
+    .filter((line) => /^(stick|retry-on|option redispatch|option httpchk|retries|option httplog|log-format)/.test(line));
 
 describe('deploy/kubernetes', () => {
   it('ships an HAProxy configuration that haproxy accepts, with the affinity rules of deploy/haproxy.cfg', () => {
@@ -38,6 +38,9 @@ describe('deploy/kubernetes', () => {
     }
     expect(rules(config)).toEqual(rules(read('deploy/haproxy.cfg')));
     expect(rules(config)).toContain('stick store-response res.hdr(mcp-session-id)');
+    // Requests are logged by path, never with their query string (which may hold a token).
+    expect(rules(config).filter((rule) => rule.startsWith('log-format'))).toEqual([expect.stringContaining('%HM %HPO %HV')]);
+    expect(rules(config)).not.toContain('option httplog');
   });
 
   it('probes /readyz and /healthz, pauses before the SIGTERM drain, and gives the drain time to finish', () => {

@@ -70,7 +70,7 @@ describe('job_output', () => {
     expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: completed, exit code: 4]');
   });
 
-  it('a wait that times out is not an error: it reads what there is and says running', async () => {
+  it('a wait that times out is not an error: it reads what there is and says the wait expired', async () => {
     const s = fresh();
     const id = await background(s, 'echo so far; sleep 30');
     await printed(id, 'so far\n'.length);
@@ -78,7 +78,7 @@ describe('job_output', () => {
     const result = await s.callTool('job_output', { job_id: id, wait: true, timeout_ms: 300 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(result.isError).toBeUndefined();
-    expect(text(result)).toBe('so far\n[status: running]');
+    expect(text(result)).toBe('so far\n[waited 300ms; still running]\n[status: running]');
     await kill(s, { job_id: id });
   });
 

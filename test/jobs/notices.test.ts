@@ -66,7 +66,7 @@ describe('completion notices', () => {
   it('are sent when a wait timed out before the job finished', async () => {
     const s = fresh();
     const id = await background(s, 'sleep 0.5', 'Sleep half a second');
-    expect(text(await s.callTool('job_output', { job_id: id, wait: true, timeout_ms: 50 }))).toBe('(no new output)\n[status: running]');
+    expect(text(await s.callTool('job_output', { job_id: id, wait: true, timeout_ms: 50 }))).toBe('(no new output)\n[waited 50ms; still running]\n[status: running]');
     await settledQuietly(id);
     expect(about(id).map((notice) => notice.text)).toEqual([
       `background job ${id} (bash: sleep 0.5) finished [status: completed, exit code: 0]. Read its output with job_output.`,

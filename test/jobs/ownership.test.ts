@@ -100,7 +100,9 @@ describe('the per-owner limit', () => {
     const off = small.jobs!.on('registered', (event) => registered.push(event.job.id));
     const result = await bash(a, 'sleep 5', { timeoutMs: 200 });
     off();
-    expect(text(result)).toBe('(no output)\n[timed out after 200ms]\n[killed by signal: SIGTERM]');
+    expect(text(result)).toBe(
+      '(no output)\n[timed out after 200ms]\n[not moved to background: job limit reached (2); job_kill one to free a slot]\n[killed by signal: SIGTERM]',
+    );
     expect(result.structuredContent).toMatchObject({ kind: 'foreground', timedOut: true });
     expect(registered).toEqual([]);
     expect(small.jobs!.list(a.id)).toHaveLength(2);

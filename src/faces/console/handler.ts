@@ -257,5 +257,7 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 }
 
 function signInPage(res: ServerResponse, status: number, message: string): void {
-  send(res, status, signInPageHtml(message), 'text/html; charset=utf-8', { 'content-security-policy': SIGN_IN_CSP });
+  // same-origin, not no-referrer: under no-referrer a browser sends the form's POST with `Origin: null`, which the
+  // origin checks refuse; this page's address holds nothing secret.
+  send(res, status, signInPageHtml(message), 'text/html; charset=utf-8', { 'content-security-policy': SIGN_IN_CSP, 'referrer-policy': 'same-origin' });
 }

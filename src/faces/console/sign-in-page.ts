@@ -14,7 +14,7 @@ export function signInPageHtml(message: string): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
-    '<meta name="referrer" content="no-referrer"><title>shellring console: sign in</title></head>',
+    '<title>shellring console: sign in</title></head>',
     '<body><h1>shellring console</h1>',
     `<p id="message">${escapeHtml(message)}</p>`,
     '<form method="post" action="/" autocomplete="off">',

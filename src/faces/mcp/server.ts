@@ -37,8 +37,9 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
   params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown() }),
 });
 
-export function instructionsOf(runtime: Runtime): string {
-  return runtime
+/** The prompt sections as MCP instructions; with `session`, its own (the standing sandbox mode as of connecting). */
+export function instructionsOf(runtime: Runtime, session?: Session): string {
+  return (session ?? runtime)
     .promptSections()
     .sort((a, b) => a.order - b.order)
     .map((section) => section.text)
@@ -48,7 +49,7 @@ export function instructionsOf(runtime: Runtime): string {
 export function createMcpServer({ runtime, session, routes, onClose, admit }: McpServerOptions): Server {
   const server = new Server(
     { name: 'shellring', version: packageVersion() },
-    { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime) },
+    { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime, session) },
   );
   // Which MCP request a runtime call id belongs to, so an approval prompt rides on that request's stream.
   const calls = new Map<string, RequestId>();

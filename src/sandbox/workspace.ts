@@ -1,0 +1,53 @@
+// A session's workspace root, pinned: resolved once when the session opens, checked unchanged at each confined call,
+// and never nested in another live session's workspace (whose commands could swap a component of its path).
+import { realpathSync, statSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { ShellringError } from '../errors.js';
+
+export interface PinnedRoot {
+  /** The canonical path at open. */
+  path: string;
+  /** The directory it named then; undefined when it did not exist (the call then fails on its working directory). */
+  identity?: { dev: number; ino: number };
+}
+
+export function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+export function pinRoot(cwd: string): PinnedRoot {
+  const path = canonical(cwd);
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return { path, identity: stat && { dev: stat.dev, ino: stat.ino } };
+}
+
+/**
+ * The pinned path, when it still names the directory it named at open (one stat, no re-resolution: a component
+ * swapped for a symlink to elsewhere names another directory, and the call is refused).
+ */
+export function verifiedRoot(pin: PinnedRoot): string {
+  if (pin.identity) {
+    const now = statSync(pin.path, { throwIfNoEntry: false });
+    if (!now || now.dev !== pin.identity.dev || now.ino !== pin.identity.ino) {
+      throw new ShellringError(
+        'SHELLRING_SANDBOX_ROOT',
+        `sandbox workspace root "${pin.path}" is refused: it no longer names the directory this session opened with (a component of the path was moved or replaced); open a new session`,
+      );
+    }
+  }
+  return pin.path;
+}
+
+/** Why a session with `root` may not open beside the live sessions' roots, if it may not. Equal roots share. */
+export function nestingProblem(root: string, others: Iterable<{ id: string; root: string }>): string | undefined {
+  const within = (inner: string, outer: string) => inner.startsWith(outer === sep ? sep : outer + sep);
+  for (const other of others) {
+    if (within(root, other.root)) return `it lies inside session ${other.id}'s workspace ${other.root}`;
+    if (within(other.root, root)) return `it contains session ${other.id}'s workspace ${other.root}`;
+  }
+  return undefined;
+}

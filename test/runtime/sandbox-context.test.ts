@@ -1,0 +1,43 @@
+// The standing sandbox mode reaches the model before any denial: a session's prompt sections end with the mode and
+// what a command can write, and follow a person's mode change; the fixed sections stay byte-stable.
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runtimes } from '../helpers/runtimes.js';
+import { BASH_PROMPT } from '../../src/index.js';
+
+const open = runtimes();
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-context-')));
+
+describe('the sandbox runtime context', () => {
+  it('states the mode and the writable places, and follows setSandboxMode', async () => {
+    const runtime = await open({ sandbox: { mode: 'read-only' } });
+    const s = runtime.session({ id: 'context', cwd: work });
+    const fixed = runtime.promptSections();
+    expect(s.promptSections().slice(0, fixed.length)).toEqual(fixed);
+    expect(fixed[0]).toEqual({ name: 'tool:bash', order: 1000, text: BASH_PROMPT });
+    expect(s.promptSections().at(-1)).toEqual({
+      name: 'tool:bash:sandbox',
+      order: 1_000_000,
+      text: 'Sandbox mode of this session: read-only (set by a person; it can change between calls).\nCommands can write: nothing (only /dev/null); writing a file is denied.',
+    });
+    s.setSandboxMode('workspace-write');
+    expect(s.promptSections().at(-1)!.text).toBe(
+      `Sandbox mode of this session: workspace-write (set by a person; it can change between calls).\nCommands can write: ${work} and below, and $TMPDIR (a private temporary directory).`,
+    );
+    s.setSandboxMode('danger-full-access');
+    expect(s.promptSections().at(-1)!.text).toBe(
+      'Sandbox mode of this session: danger-full-access (set by a person; it can change between calls).\nCommands can write: anywhere this server may write (file writes are not confined).',
+    );
+    // Other sessions keep the deployment's mode; the fixed sections never change.
+    expect(runtime.session({ id: 'other', cwd: work }).promptSections().at(-1)!.text).toMatch(/^Sandbox mode of this session: read-only /);
+    expect(runtime.promptSections()).toEqual(fixed);
+  });
+
+  it('adds nothing where commands are not confined', async () => {
+    const runtime = await open();
+    const s = runtime.session({ id: 'plain', cwd: work });
+    expect(s.promptSections()).toEqual(runtime.promptSections());
+  });
+});
