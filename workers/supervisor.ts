@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { loadBinding } from '../src/native/loader.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
+import { hasEnded, watchStopped } from './stopped-runners.js';
 import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
@@ -103,7 +104,9 @@ export class Supervised {
 
     const timer =
       this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
+    const unwatch = runnerPid > 0 ? watchStopped(captureId, runnerPid) : undefined;
     const ended: RunnerEvent = await status.next();
+    unwatch?.();
     this.#bashEnded = true;
     clearTimeout(timer);
     clearTimeout(this.#stuckTimer);
@@ -128,6 +131,9 @@ export class Supervised {
   /** First cause wins: a timeout after an abort stays an abort. TERM now, KILL after the grace. */
   #kill(cause: KillCause): void {
     if (this.#cause || this.#bashEnded) return;
+    // bash already ended on its own and its runner has not said so yet (it was stopped): a kill now would end
+    // nothing, and must not turn the command's own exit into "killed". Waking the runner brings the report.
+    if (this.#pgid !== undefined && hasEnded(this.#pgid)) return this.#wake(undefined);
     this.#cause = cause;
     if (this.#pgid !== undefined) return this.#signalGroup();
     // Not started as far as we know: the command may have stopped its runner before it could report. Wake it (it

@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
+import { TIMELINE_BYTES_PER_SESSION } from '../faces/console/timeline.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
 import { SessionRoutes } from '../faces/mcp/routes.js';
 import { directoryOption, integerOption, parseCommand, sandboxedCwd, usageError } from './args.js';
@@ -60,6 +61,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     server = await serveHttp({
       routes,
       consoleHandler: (req, res) => web!(req, res),
+      retainedStores: [{ name: 'console', bytesPerSession: TIMELINE_BYTES_PER_SESSION, bytes: () => web?.retainedBytes() ?? 0 }],
       host,
       port,
       cwd,

@@ -7,7 +7,7 @@ import { nativeBackend } from '../capture/native.js';
 import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
 import { EnvFilter } from '../env/policy.js';
-import { executorErrors } from '../contract/index.js';
+import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
 import { SupervisorHosts } from './hosts.js';
@@ -63,6 +63,8 @@ export class LocalExecutor {
     if (typeof request?.command !== 'string' || !request.command.trim()) {
       throw invalid(executorErrors.command);
     }
+    const bytes = Buffer.byteLength(request.command, 'utf8');
+    if (bytes > MAX_COMMAND_BYTES) throw invalid(executorErrors.commandTooLong(bytes));
     if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
       throw invalid(executorErrors.timeoutMs(request.timeoutMs));
     }
@@ -199,15 +201,21 @@ export class LocalExecutor {
   #open(caps: Pick<ExecSpec, 'stdoutMaxBytes' | 'stderrMaxBytes' | 'maxSpillBytes' | 'sessionId'>, ring: boolean): StartedCommand {
     const { sessionId } = caps;
     const used = this.spills.used(sessionId, this.capture);
+    const place = this.spills.dirFor(sessionId);
+    const spillCap = Math.max(0, Math.min(caps.maxSpillBytes, this.config.sessionSpillQuota - used));
     const captureId = this.capture.create({
       stdoutCap: caps.stdoutMaxBytes,
       stderrCap: caps.stderrMaxBytes,
-      spillDir: this.spills.dirFor(sessionId),
-      spillCap: Math.max(0, Math.min(caps.maxSpillBytes, this.config.sessionSpillQuota - used)),
+      spillDir: 'dir' in place ? place.dir : undefined,
+      spillCap,
       ring: ring || undefined,
     });
     this.spills.opened(sessionId, captureId);
-    const handle = new StartedCommand(this.capture, captureId);
+    const handle = new StartedCommand(this.capture, captureId, {
+      cap: spillCap,
+      quotaBound: spillCap < caps.maxSpillBytes,
+      ...('problem' in place ? { noDir: place.problem } : {}),
+    });
     handle.onRelease = (captured, spilled) => {
       this.#count(captured, spilled);
       this.spills.released(sessionId, captureId, spilled);

@@ -35,23 +35,47 @@ export class SpillDirs {
     if (!keep) this.#lock = binding.lockSpillRoot(this.root);
   }
 
-  /** The session's directory, created on first use; undefined when it cannot be made (the root was removed,
-   * the disk is full): the call then runs with no spill file. Session ids never become path components. A
-   * session directory removed later is made again by the capture at its next spill. */
-  dirFor(sessionId: string | undefined): string | undefined {
+  /**
+   * The session's directory, created on first use, or why there is none (the disk is full, the parent is gone):
+   * the call then runs with no spill file and its result says why. Session ids never become path components. A
+   * root a command removed is made again here (and locked again), a session directory by the capture at its next
+   * spill (with the root, should that be gone too).
+   */
+  dirFor(sessionId: string | undefined): { dir: string } | { problem: string } {
     const key = sessionId ?? '';
     let session = this.#sessions.get(key);
     if (!session) {
       const dir = join(this.root, `session-${this.#next++}`);
       try {
-        mkdirSync(dir, { mode: 0o700 });
-      } catch {
-        return undefined;
+        this.#mkdir(dir);
+      } catch (error) {
+        return { problem: (error as Error).message };
       }
       session = { dir, settled: 0, live: new Set() };
       this.#sessions.set(key, session);
     }
-    return session.dir;
+    return { dir: session.dir };
+  }
+
+  #mkdir(dir: string): void {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The root itself was removed: made again with its own mode (never a whole path: its parent must exist).
+      mkdirSync(this.root, { mode: 0o700 });
+      this.#relock();
+      mkdirSync(dir, { mode: 0o700 });
+    }
+  }
+
+  /** The old lock marker went with the old root: a new one, so a crash still leaves a root the next start reclaims. */
+  #relock(): void {
+    if (this.#keep) return;
+    const binding = loadBinding();
+    if (this.#lock !== undefined) binding.closeFd(this.#lock);
+    this.#lock = undefined;
+    this.#lock = binding.lockSpillRoot(this.root);
   }
 
   /**

@@ -74,7 +74,9 @@ describe('argument validation (nothing runs)', () => {
     ['100', '"100"'],
     [null, 'null'],
     [true, 'true'],
-    [Number.POSITIVE_INFINITY, 'null'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    [Number.NEGATIVE_INFINITY, '-Infinity'],
+    [Number.NaN, 'NaN'],
     [{ ms: 5 }, '{"ms":5}'],
   ])('timeoutMs %j', async (timeoutMs, shown) => {
     const probe = sideEffect();
@@ -109,7 +111,7 @@ describe('arguments never reach prototypes', () => {
 
   it('a job tool ignores a __proto__ key', async () => {
     const result = await session.callTool('job_output', JSON.parse('{"__proto__": {"job_id": "bash-1"}}'));
-    expect(text(result)).toBe('Error: invalid job_id: expected a non-empty string, got ""');
+    expect(text(result)).toBe("Error: missing job_id: pass the id of one of this session's background jobs (job_list lists them)");
   });
 
   it('a NUL byte in the command or workdir is a clear error, and nothing runs', async () => {
@@ -254,7 +256,10 @@ describe('infrastructure errors', () => {
 describe('job tool errors', () => {
   it.each(['job_output', 'job_kill'])('%s: empty, blank and missing ids', async (tool) => {
     expect(text(await session.callTool(tool, { job_id: '' }))).toBe('Error: invalid job_id: expected a non-empty string, got ""');
-    expect(text(await session.callTool(tool, {}))).toBe('Error: invalid job_id: expected a non-empty string, got ""');
+    expect(text(await session.callTool(tool, {}))).toBe(
+      "Error: missing job_id: pass the id of one of this session's background jobs (job_list lists them)",
+    );
+    expect(text(await session.callTool(tool, { job_id: null }))).toBe('Error: invalid job_id: expected a non-empty string, got null');
     expect(text(await session.callTool(tool, { job_id: '  ' }))).toBe('Error: invalid job_id: expected a non-empty string, got "  "');
     const result = await session.callTool(tool, { job_id: '' });
     expect(result.isError).toBe(true);
@@ -271,5 +276,23 @@ describe('job tool errors', () => {
     expect(text(await session.callTool('job_output', { job_id: 'bash-1', wait: true, timeout_ms: 0 }))).toBe(
       'Error: invalid timeout_ms: expected a positive number, got 0',
     );
+    expect(text(await session.callTool('job_output', { job_id: 'bash-1', wait: true, timeout_ms: Number.NaN }))).toBe(
+      'Error: invalid timeout_ms: expected a positive number, got NaN',
+    );
+  });
+
+  it('bash: a command over the kernel\'s one-argument limit is refused naming the limit; nothing runs', async () => {
+    const probe = sideEffect();
+    const command = `${probe.command} # ${'x'.repeat(131_072)}`;
+    await expectError(
+      session,
+      { command, description: 'Run a long command' },
+      `invalid command: ${Buffer.byteLength(command)} bytes is over the 131071-byte limit Linux sets on one argument (MAX_ARG_STRLEN); nothing ran. Write the script to a file in smaller pieces, then run it with bash <file>`,
+    );
+    expect(probe.ran()).toBe(false);
+    // One byte under the limit runs.
+    const fits = `echo fits #${'x'.repeat(131_071 - 'echo fits #'.length)}`;
+    expect(Buffer.byteLength(fits)).toBe(131_071);
+    expect(text(await session.callTool('bash', { command: fits, description: 'Run a long command' }))).toBe('fits\n');
   });
 });

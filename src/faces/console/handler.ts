@@ -22,6 +22,8 @@ export interface ConsoleOptions {
 export type ConsoleHandler = ((req: IncomingMessage, res: ServerResponse) => void) & {
   /** Ends open event streams and stops following the runtime. */
   close(): void;
+  /** Bytes the timeline's cards keep, every session together (at most TIMELINE_BYTES_PER_SESSION each). */
+  retainedBytes(): number;
 };
 
 const MAX_BODY = 16 * 1024;
@@ -142,6 +144,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
       else res.destroy();
     });
   }) as ConsoleHandler;
+  handler.retainedBytes = () => timeline.retainedBytes;
   handler.close = () => {
     for (const stream of streams.values()) stream.close();
     streams.clear();
