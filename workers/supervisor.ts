@@ -5,6 +5,7 @@ import { loadBinding } from '../src/native/loader.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
+import { bashArguments } from './long-command.js';
 import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
@@ -61,7 +62,8 @@ export class Supervised {
     binding.attachReader(captureId, 1, errRead);
     let link: Socket;
     try {
-      link = await this.#server.launch({ cwd, args: [...runnerArgs, '-c', command], env, stdin }, outWrite, errWrite);
+      const bash = bashArguments(command, stdin);
+      link = await this.#server.launch({ cwd, args: [...runnerArgs, ...bash.args], env, stdin: bash.stdin }, outWrite, errWrite);
     } catch (error) {
       onSpawned(null);
       onRunnerExit();

@@ -8,8 +8,8 @@ export const BASH_PROMPT = 'Check the [exit code: N] marker on every bash result
 export const DEFAULT_STOP_REASON = 'cancelled by the user';
 
 /**
- * Longest command, in UTF-8 bytes: it reaches bash as one argument (`bash -c <command>`), and Linux refuses an
- * argument of 128 KiB or more with its NUL (MAX_ARG_STRLEN, 32 pages).
+ * Longest command, in UTF-8 bytes, that reaches bash as its own argument (`bash -c <command>`): Linux refuses an
+ * argument of 128 KiB or more with its NUL (MAX_ARG_STRLEN, 32 pages). A longer one reaches bash on its stdin.
  */
 export const MAX_COMMAND_BYTES = 131_071;
 
@@ -23,8 +23,6 @@ export const bashArgErrors = {
   /** A field of the wrong type (`expected` names the type, for example "a string"). */
   type: (field: string, expected: string, value: unknown) => `invalid ${field}: expected ${expected}, got ${shownJson(value)}`,
   nulInCommand: 'invalid command: contains a NUL byte, which no shell command can hold',
-  commandTooLong: (bytes: number) =>
-    `invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux sets on one argument (MAX_ARG_STRLEN); nothing ran. Write the script to a file in smaller pieces, then run it with bash <file>`,
   nulInWorkdir: 'invalid workdir: contains a NUL byte, which no path can hold',
 };
 

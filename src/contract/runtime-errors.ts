@@ -1,5 +1,5 @@
 // Errors of the layers under the tools (environment registry, executor, sandbox, sessions) that reach a caller or a model.
-import { bashArgErrors } from './bash-texts.js';
+import { bashArgErrors, MAX_COMMAND_BYTES } from './bash-texts.js';
 import { kindOf, shownId, shownJson } from './shown.js';
 
 export const bashEnvErrors = {
@@ -18,7 +18,8 @@ export const executorErrors = {
   sandboxUnavailable: (mode: string) =>
     `sandbox mode "${mode}" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.`,
   command: bashArgErrors.command,
-  commandTooLong: bashArgErrors.commandTooLong,
+  commandTooLong: (bytes: number) =>
+    `invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux sets on one argument (MAX_ARG_STRLEN), and a command that long reaches bash on its stdin, which this request's stdin already fills; nothing ran. Shorten the command (write the script to a file and run it with bash <file>) or pass the input another way`,
   timeoutMs: (value: unknown) => `invalid timeoutMs: expected a positive number, got ${shownJson(value)}`,
   workdir: (value: unknown) => `invalid workdir: expected a non-empty string, got ${shownJson(value)}`,
   stdoutMaxBytes: (value: unknown) => `invalid stdoutMaxBytes: expected a non-negative integer, got ${shownJson(value)}`,

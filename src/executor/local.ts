@@ -63,8 +63,12 @@ export class LocalExecutor {
     if (typeof request?.command !== 'string' || !request.command.trim()) {
       throw invalid(executorErrors.command);
     }
-    const bytes = Buffer.byteLength(request.command, 'utf8');
-    if (bytes > MAX_COMMAND_BYTES) throw invalid(executorErrors.commandTooLong(bytes));
+    // A command over the one-argument limit reaches bash on its stdin (see workers/long-command.ts): not when the
+    // caller's own stdin takes that place.
+    if (request.stdin !== undefined) {
+      const bytes = Buffer.byteLength(request.command, 'utf8');
+      if (bytes > MAX_COMMAND_BYTES) throw invalid(executorErrors.commandTooLong(bytes));
+    }
     if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
       throw invalid(executorErrors.timeoutMs(request.timeoutMs));
     }

@@ -1,6 +1,6 @@
 // The bash tool's arguments: one zod source validates them with the contract's messages and yields the JSON Schema.
 import { z } from 'zod';
-import { bashArgErrors, bashParamDocs, MAX_COMMAND_BYTES } from '../contract/index.js';
+import { bashArgErrors, bashParamDocs } from '../contract/index.js';
 import { isSandboxMode } from '../sandbox/modes.js';
 import { plainArgs } from './plain-args.js';
 import { ShellringError } from '../errors.js';
@@ -85,8 +85,6 @@ export function parseBashArgs(schema: ReturnType<typeof bashArgsSchema>, input: 
   if (!parsed.success) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', parsed.error.issues[0]!.message);
   // No argv or path can hold a NUL byte: refuse it here rather than fail later inside the spawn.
   if (parsed.data.command.includes('\0')) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashArgErrors.nulInCommand);
-  const bytes = Buffer.byteLength(parsed.data.command, 'utf8');
-  if (bytes > MAX_COMMAND_BYTES) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashArgErrors.commandTooLong(bytes));
   if (parsed.data.workdir?.includes('\0')) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashArgErrors.nulInWorkdir);
   // Fields outside this configuration's schema still reach policy, which rejects them with their own errors.
   return {

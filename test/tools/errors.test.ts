@@ -281,18 +281,25 @@ describe('job tool errors', () => {
     );
   });
 
-  it('bash: a command over the kernel\'s one-argument limit is refused naming the limit; nothing runs', async () => {
-    const probe = sideEffect();
-    const command = `${probe.command} # ${'x'.repeat(131_072)}`;
-    await expectError(
-      session,
-      { command, description: 'Run a long command' },
-      `invalid command: ${Buffer.byteLength(command)} bytes is over the 131071-byte limit Linux sets on one argument (MAX_ARG_STRLEN); nothing ran. Write the script to a file in smaller pieces, then run it with bash <file>`,
-    );
-    expect(probe.ran()).toBe(false);
-    // One byte under the limit runs.
+  it('bash: a command over the kernel\'s one-argument limit (MAX_ARG_STRLEN) runs anyway, reading /dev/null', async () => {
+    // 1 MB of script: every line runs, $0 and the exit status are bash's own, stdin is empty.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `x=$((x + ${i})) # ${'p'.repeat(32)}`);
+    const command = `x=0\n${lines.join('\n')}\necho "sum $x, $0, stdin $(wc -c)"; exit 4`;
+    expect(Buffer.byteLength(command)).toBeGreaterThan(131_072 * 5);
+    const result = await session.callTool('bash', { command, description: 'Run a long script' });
+    expect(text(result)).toBe(`sum ${(20_000 * 19_999) / 2}, bash, stdin 0\n[exit code: 4]`);
+    // One byte under the limit still goes as bash's argument.
     const fits = `echo fits #${'x'.repeat(131_071 - 'echo fits #'.length)}`;
     expect(Buffer.byteLength(fits)).toBe(131_071);
     expect(text(await session.callTool('bash', { command: fits, description: 'Run a long command' }))).toBe('fits\n');
+  });
+
+  it('executor: a long command that brings stdin of its own is refused naming the limit; nothing runs', async () => {
+    const probe = sideEffect();
+    const command = `${probe.command} # ${'x'.repeat(131_072)}`;
+    expect(() => runtime.executor.resolve({ command, stdin: 'input' })).toThrow(
+      `invalid command: ${Buffer.byteLength(command)} bytes is over the 131071-byte limit Linux sets on one argument (MAX_ARG_STRLEN), and a command that long reaches bash on its stdin, which this request's stdin already fills; nothing ran. Shorten the command (write the script to a file and run it with bash <file>) or pass the input another way`,
+    );
+    expect(probe.ran()).toBe(false);
   });
 });
