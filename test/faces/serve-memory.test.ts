@@ -18,7 +18,8 @@ let figures: LoadFigures;
 beforeAll(async () => {
   server = await startServe(TOKEN, workdir('serve-memory'));
   figures = await loadServe(server, TOKEN, SESSIONS, CALLS);
-}, 600_000);
+  // 10000 calls: about a minute on a quiet 2-core machine, far longer on a loaded one.
+}, 1_800_000);
 
 afterAll(async () => {
   await server?.stop();
@@ -34,14 +35,15 @@ describe(`${SESSIONS} sessions x ${CALLS} calls of 64 KiB over HTTP`, () => {
     expect(figures.retainedBudget).toBe(500 * SESSION_BUDGET);
   });
 
-  it('grows the server RSS by at most 4 MiB per session (the issue measured 22 MiB; README states the slope)', () => {
-    const perSession = (figures.rssAfter - figures.rssBefore) / SESSIONS / MiB;
+  it('grows the server RSS by a fixed cost plus at most 4 MiB per session (before the bounds: 23 MiB per session)', () => {
+    const growth = (figures.rssAfter - figures.rssBefore) / MiB;
     console.log(
       `serve memory: RSS ${(figures.rssBefore / MiB).toFixed(1)} -> ${(figures.rssAfter / MiB).toFixed(1)} MiB ` +
-        `(${perSession.toFixed(2)} MiB per session), retained ${(figures.retainedAfter! / SESSIONS / 1024).toFixed(1)} KiB per session, ` +
+        `(${(growth / SESSIONS).toFixed(2)} MiB per session), retained ${(figures.retainedAfter! / SESSIONS / 1024).toFixed(1)} KiB per session, ` +
         `${((SESSIONS * CALLS) / (figures.wallMs / 1000)).toFixed(0)} calls/s`,
     );
-    expect(perSession).toBeLessThan(4);
+    // The fixed part: worker threads, the heap's first growth, the console; README states the measured slope.
+    expect(growth).toBeLessThan(64 + 4 * SESSIONS);
   });
 
   it('gives the retained bytes back once the sessions are closed', async () => {
