@@ -5,6 +5,8 @@ import { getSystemErrorMap } from 'node:util';
 import { loadBinding } from '../src/native/loader.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
+import { hasEnded, watchStopped } from './stopped-runners.js';
+import { bashArguments } from './long-command.js';
 import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
@@ -61,7 +63,8 @@ export class Supervised {
     binding.attachReader(captureId, 1, errRead);
     let link: Socket;
     try {
-      link = await this.#server.launch({ cwd, args: [...runnerArgs, '-c', command], env, stdin }, outWrite, errWrite);
+      const bash = bashArguments(command, stdin);
+      link = await this.#server.launch({ cwd, args: [...runnerArgs, ...bash.args], env, stdin: bash.stdin }, outWrite, errWrite);
     } catch (error) {
       onSpawned(null);
       onRunnerExit();
@@ -109,7 +112,9 @@ export class Supervised {
 
     const timer =
       this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
+    const unwatch = runnerPid > 0 ? watchStopped(captureId, runnerPid) : undefined;
     const ended: RunnerEvent = await status.next();
+    unwatch?.();
     this.#bashEnded = true;
     clearTimeout(timer);
     clearTimeout(this.#stuckTimer);
@@ -134,6 +139,9 @@ export class Supervised {
   /** First cause wins: a timeout after an abort stays an abort. TERM now, KILL after the grace. */
   #kill(cause: KillCause): void {
     if (this.#cause || this.#bashEnded) return;
+    // bash already ended on its own and its runner has not said so yet (it was stopped): a kill now would end
+    // nothing, and must not turn the command's own exit into "killed". Waking the runner brings the report.
+    if (this.#pgid !== undefined && hasEnded(this.#pgid)) return this.#wake(undefined);
     this.#cause = cause;
     if (this.#pgid !== undefined) return this.#signalGroup();
     // Not started as far as we know: the command may have stopped its runner before it could report. Wake it (it

@@ -5,7 +5,9 @@ import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const here = path.dirname(fileURLToPath(import.meta.url));
+// Compiled, this file is dist/bench/lib; run from source (the memory and refusal tests), bench/lib.
+const root = path.resolve(here, path.basename(path.resolve(here, '../..')) === 'dist' ? '../../..' : '../..');
 const cli = path.join(root, 'dist/src/cli/main.js');
 
 export interface Process {

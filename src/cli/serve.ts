@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
+import { TIMELINE_BYTES_PER_SESSION } from '../faces/console/timeline.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
 import { SessionRoutes } from '../faces/mcp/routes.js';
 import { directoryOption, integerOption, parseCommand, sandboxedCwd, usageError } from './args.js';
@@ -68,6 +69,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     server = await serveHttp({
       routes,
       consoleHandler: Object.assign((req: IncomingMessage, res: ServerResponse) => web!(req, res), { judgesAccess: true as const }),
+      retainedStores: [{ name: 'console', bytesPerSession: TIMELINE_BYTES_PER_SESSION, bytes: () => web?.retainedBytes() ?? 0 }],
       host,
       port,
       cwd,

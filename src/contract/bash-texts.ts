@@ -7,6 +7,12 @@ export const BASH_PROMPT = 'Check the [exit code: N] marker on every bash result
 /** A person stopping a foreground command without giving a reason. */
 export const DEFAULT_STOP_REASON = 'cancelled by the user';
 
+/**
+ * Longest command, in UTF-8 bytes, that reaches bash as its own argument (`bash -c <command>`): Linux refuses an
+ * argument of 128 KiB or more with its NUL (MAX_ARG_STRLEN, 32 pages). A longer one reaches bash on its stdin.
+ */
+export const MAX_COMMAND_BYTES = 131_071;
+
 export const bashArgErrors = {
   command: 'invalid command: expected a non-empty string',
   description: 'invalid description: expected a non-empty string',

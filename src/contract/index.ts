@@ -1,8 +1,9 @@
 // The model-facing contract in one module: every exact text, marker and prompt, and the renderers that compose them.
 export { appendLine, markers } from './markers.js';
-export { BASH_PROMPT, DEFAULT_STOP_REASON, bashArgErrors, bashToolErrors, escalationReason, bashJobLabel, approvalPrompt } from './bash-texts.js';
+export { spillUnavailable } from './spill-texts.js';
+export { BASH_PROMPT, DEFAULT_STOP_REASON, MAX_COMMAND_BYTES, bashArgErrors, bashToolErrors, escalationReason, bashJobLabel, approvalPrompt } from './bash-texts.js';
 export { JOBS_PROMPT, jobErrors, jobTexts } from './job-texts.js';
-export { bashEnvErrors, callErrors, executorErrors, sessionErrors } from './runtime-errors.js';
+export { bashEnvErrors, callErrors, executorErrors, MAX_SESSION_ID_CHARS, sessionErrors } from './runtime-errors.js';
 export { kindOf, shownId, shownJson } from './shown.js';
 export { bashDescription, type DescriptionOptions } from './bash-description.js';
 export { bashParamDocs, jobToolDocs } from './tool-docs.js';

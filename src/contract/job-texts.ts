@@ -2,7 +2,10 @@
 import { shownId, shownJson } from './shown.js';
 
 export const jobErrors = {
-  invalidId: (value: unknown) => `invalid job_id: expected a non-empty string, got ${shownJson(value ?? '')}`,
+  invalidId: (value: unknown) =>
+    value === undefined
+      ? "missing job_id: pass the id of one of this session's background jobs (job_list lists them)"
+      : `invalid job_id: expected a non-empty string, got ${shownJson(value)}`,
   unknown: (id: string) => `unknown job ${shownId(id)}`,
   foreign: (id: string) => `job ${shownId(id)} belongs to another session`,
   limit: (n: number) =>

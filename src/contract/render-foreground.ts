@@ -1,11 +1,14 @@
 // Renders a foreground bash result into the exact model-facing text of the contract.
 import { appendLine, markers } from './markers.js';
+import { spillUnavailable } from './spill-texts.js';
 
 /** One stream as the renderer needs it: its tail text, and where the whole stream is when the tail was cut. */
 export interface RenderedStream {
   text: string;
   truncated: boolean;
   spillPath?: string;
+  /** Why there is no spill file (the line under the truncation marker). */
+  spillUnavailable?: string;
 }
 
 /** What a confined call reports about its confinement (the executor, the renderer and the tool results share it). */
@@ -34,7 +37,11 @@ export interface ForegroundFacts {
 }
 
 function streamText(stream: RenderedStream): string {
-  return stream.truncated ? appendLine(stream.text, markers.truncated(stream.spillPath)) : stream.text;
+  if (!stream.truncated) return stream.text;
+  const body = appendLine(stream.text, markers.truncated(stream.spillPath));
+  return stream.spillPath === undefined && stream.spillUnavailable !== undefined
+    ? `${body}\n${spillUnavailable.marker(stream.spillUnavailable)}`
+    : body;
 }
 
 export function renderForeground(facts: ForegroundFacts, escalationAdvertised = false): string {

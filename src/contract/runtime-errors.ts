@@ -1,6 +1,6 @@
 // Errors of the layers under the tools (environment registry, executor, sandbox, sessions) that reach a caller or a model.
-import { bashArgErrors } from './bash-texts.js';
-import { kindOf, shownJson } from './shown.js';
+import { bashArgErrors, MAX_COMMAND_BYTES } from './bash-texts.js';
+import { kindOf, shownId, shownJson } from './shown.js';
 
 export const bashEnvErrors = {
   emptyName: 'bash env contributor name must be non-empty',
@@ -18,13 +18,23 @@ export const executorErrors = {
   sandboxUnavailable: (mode: string) =>
     `sandbox mode "${mode}" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.`,
   command: bashArgErrors.command,
+  commandTooLong: (bytes: number) =>
+    `invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux sets on one argument (MAX_ARG_STRLEN), and a command that long reaches bash on its stdin, which this request's stdin already fills; nothing ran. Shorten the command (write the script to a file and run it with bash <file>) or pass the input another way`,
   timeoutMs: (value: unknown) => `invalid timeoutMs: expected a positive number, got ${shownJson(value)}`,
   workdir: (value: unknown) => `invalid workdir: expected a non-empty string, got ${shownJson(value)}`,
   stdoutMaxBytes: (value: unknown) => `invalid stdoutMaxBytes: expected a non-negative integer, got ${shownJson(value)}`,
   closed: 'the executor is closed',
 };
 
+/** Longest session id, in characters: it travels in every command's environment (DSH_SESSION_ID). */
+export const MAX_SESSION_ID_CHARS = 256;
+
 export const sessionErrors = {
+  id: (value: unknown) =>
+    `invalid session id: expected 1 to ${MAX_SESSION_ID_CHARS} characters, none of them control characters, got ${typeof value === 'string' ? shownJson(value) : kindOf(value)}`,
+  /** `field` names what differs: `cwd "/a/b"` or `tools ["bash"]`. */
+  reopened: (id: string, field: string) =>
+    `session ${shownId(id)} is already open with ${field}; close it before opening it with other options, or open it with the same ones`,
   closed: (id: string) => `session ${id} is closed`,
   notAllowed: (name: string) => `tool ${shownJson(name)} is not available to this session`,
   cwd: (value: unknown) => `invalid session cwd: expected a non-empty string, got ${shownJson(value)}`,
@@ -32,6 +42,8 @@ export const sessionErrors = {
   unknownRestriction: (name: unknown) =>
     `invalid session tools: unknown tool ${shownJson(name)} (shellring's tools are bash, job_output, job_list, job_kill)`,
   unknownTool: (name: unknown) => `unknown tool ${shownJson(name)}`,
+  toolName: (value: unknown) =>
+    `invalid tool name: expected a string naming one of this session's tools (see tools/list), got ${shownJson(value)}`,
 };
 
 /** A call the runtime cannot take: arguments or call options of the wrong shape. */

@@ -23,6 +23,8 @@ function quoted(text: string): string {
 /** A value as JSON, cut; a value JSON cannot hold (a bigint, a cycle, a function) is named by its type. */
 export function shownJson(value: unknown): string {
   if (typeof value === 'string') return quoted(value);
+  // JSON would say null: name the number as JavaScript does, so the error says what was wrong with it.
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

@@ -2,7 +2,7 @@
 import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.js';
 import type { KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
-import { streamResult } from './stream-result.js';
+import { streamResult, type SpillContext } from './stream-result.js';
 import type {
   ObservedReader,
   ProcessHandle,
@@ -29,6 +29,7 @@ export class StartedCommand implements ProcessHandle {
   #signal: string | null = null;
   #cause: KillCause | null = null;
   #capture: CaptureBackend;
+  readonly #spill: SpillContext;
   #launch: Launch | undefined;
   /** Neither launched nor settled: its spec is still being prepared. */
   #waiting = true;
@@ -40,10 +41,13 @@ export class StartedCommand implements ProcessHandle {
   #outcome: ProcessOutcome | undefined;
   /** Told once, at release, how many bytes the command wrote and how many of them went to spill files. */
   onRelease?: (capturedBytes: number, spilledBytes: number) => void;
+  /** Settles once the session's spill directory is made, or known not to be (the result then says why). */
+  spillPlaced: Promise<void> = Promise.resolve();
 
   /** A handle over `captureId` whose command starts later, with `launch`, or never, with `fail` or a kill. */
-  constructor(capture: CaptureBackend, captureId: number) {
+  constructor(capture: CaptureBackend, captureId: number, spill: SpillContext) {
     this.#capture = capture;
+    this.#spill = spill;
     this.captureId = captureId;
     this.stdout = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDOUT, from, max) };
     this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDERR, from, max) };
@@ -101,8 +105,8 @@ export class StartedCommand implements ProcessHandle {
 
   streams(): { stdout: StreamResult; stderr: StreamResult } {
     return {
-      stdout: streamResult(this.#capture, this.captureId, STDOUT),
-      stderr: streamResult(this.#capture, this.captureId, STDERR),
+      stdout: streamResult(this.#capture, this.captureId, STDOUT, this.#spill),
+      stderr: streamResult(this.#capture, this.captureId, STDERR, this.#spill),
     };
   }
 

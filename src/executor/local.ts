@@ -6,7 +6,7 @@ import { nativeBackend } from '../capture/native.js';
 import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
 import { EnvFilter } from '../env/policy.js';
-import { executorErrors } from '../contract/index.js';
+import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
 import { SupervisorHosts } from './hosts.js';
@@ -16,6 +16,7 @@ import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
 import { StartedCommand } from './handle.js';
+import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
 
 /** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
@@ -62,6 +63,12 @@ export class LocalExecutor {
     if (typeof request?.command !== 'string' || !request.command.trim()) {
       throw invalid(executorErrors.command);
     }
+    // A command over the one-argument limit reaches bash on its stdin (see workers/long-command.ts): not when the
+    // caller's own stdin takes that place.
+    if (request.stdin !== undefined) {
+      const bytes = Buffer.byteLength(request.command, 'utf8');
+      if (bytes > MAX_COMMAND_BYTES) throw invalid(executorErrors.commandTooLong(bytes));
+    }
     if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
       throw invalid(executorErrors.timeoutMs(request.timeoutMs));
     }
@@ -97,6 +104,7 @@ export class LocalExecutor {
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const outcome = await handle.done;
+      await handle.spillPlaced;
       const sandbox = handle.sandboxFacts();
       if (outcome.error !== undefined && !sandbox?.runnerFailed) {
         throw new ShellringError('SHELLRING_SPAWN_FAILED', outcome.error);
@@ -198,15 +206,21 @@ export class LocalExecutor {
   #open(caps: Pick<ExecSpec, 'stdoutMaxBytes' | 'stderrMaxBytes' | 'maxSpillBytes' | 'sessionId'>, ring: boolean): StartedCommand {
     const { sessionId } = caps;
     const used = this.spills.used(sessionId, this.capture);
+    const place = this.spills.dirFor(sessionId);
+    const spillCap = Math.max(0, Math.min(caps.maxSpillBytes, this.config.sessionSpillQuota - used));
     const captureId = this.capture.create({
       stdoutCap: caps.stdoutMaxBytes,
       stderrCap: caps.stderrMaxBytes,
-      spillDir: this.spills.dirFor(sessionId),
-      spillCap: Math.max(0, Math.min(caps.maxSpillBytes, this.config.sessionSpillQuota - used)),
+      spillDir: place.dir,
+      spillCap,
       ring: ring || undefined,
     });
     this.spills.opened(sessionId, captureId);
-    const handle = new StartedCommand(this.capture, captureId);
+    const spill: SpillContext = { cap: spillCap, quotaBound: spillCap < caps.maxSpillBytes };
+    const handle = new StartedCommand(this.capture, captureId, spill);
+    handle.spillPlaced = place.made.then((problem) => {
+      if (problem !== undefined) spill.noDir = problem;
+    });
     handle.onRelease = (captured, spilled) => {
       this.#count(captured, spilled);
       this.spills.released(sessionId, captureId, spilled);

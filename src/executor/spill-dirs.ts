@@ -1,7 +1,7 @@
 // The runtime's private spill directory (0700, unpredictable name, locked while the runtime lives) with one subdirectory per session.
 // Startup-only synchronous calls: the root is made and locked once, in the constructor.
 import { chmodSync, mkdtempSync } from 'node:fs';
-import { rm, rmdir } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CaptureBackend } from '../capture/types.js';
@@ -9,6 +9,8 @@ import { loadBinding } from '../native/loader.js';
 
 interface SessionSpills {
   dir: string;
+  /** Settles when the directory has been made (by this or by the capture's first spill), with why it could not be. */
+  made: Promise<string | undefined>;
   /** Bytes in the complete spill files of the session's released commands. */
   settled: number;
   /** Captures of commands still running, whose spill files may grow. */
@@ -36,17 +38,48 @@ export class SpillDirs {
     if (!keep) this.#lock = binding.lockSpillRoot(this.root);
   }
 
-  /** The session's directory. Nothing is made here: the capture makes it (0700, inside the root only) when the
-   * session's first spill file is opened, and again if it was removed meanwhile, so a call never waits on the
-   * disk for it. Session ids never become path components. */
-  dirFor(sessionId: string | undefined): string {
+  /**
+   * The session's directory, and a promise of why it could not be made (the disk is full, the parent is gone),
+   * settled once it is made. It is made off the event loop, so a call never waits on the disk for it; a command
+   * that spills first has its capture make it (0700, inside the root only). A root a command removed is made
+   * again here (and locked again), a session directory by the capture at its next spill (with the root, should
+   * that be gone too). Session ids never become path components.
+   */
+  dirFor(sessionId: string | undefined): { dir: string; made: Promise<string | undefined> } {
     const key = sessionId ?? '';
     let session = this.#sessions.get(key);
     if (!session) {
-      session = { dir: join(this.root, `session-${this.#next++}`), settled: 0, live: new Set() };
+      const dir = join(this.root, `session-${this.#next++}`);
+      session = { dir, made: this.#make(dir), settled: 0, live: new Set() };
       this.#sessions.set(key, session);
     }
-    return session.dir;
+    return session;
+  }
+
+  async #make(dir: string): Promise<string | undefined> {
+    try {
+      await mkdirOnce(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return (error as Error).message;
+      // The root itself was removed: made again with its own mode (never a whole path: its parent must exist).
+      try {
+        await mkdirOnce(this.root);
+        this.#relock();
+        await mkdirOnce(dir);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    }
+    return undefined;
+  }
+
+  /** The old lock marker went with the old root: a new one, so a crash still leaves a root the next start reclaims. */
+  #relock(): void {
+    if (this.#keep) return;
+    const binding = loadBinding();
+    if (this.#lock !== undefined) binding.closeFd(this.#lock);
+    this.#lock = undefined;
+    this.#lock = binding.lockSpillRoot(this.root);
   }
 
   /**
@@ -80,6 +113,8 @@ export class SpillDirs {
     const session = this.#sessions.get(key);
     if (!session) return;
     this.#sessions.delete(key);
+    // Its directory is being made: removed after, or it would be made again past its removal.
+    await session.made;
     if (this.#keep) await removeIfEmpty(session.dir);
     else await rm(session.dir, { recursive: true, force: true });
   }
@@ -108,6 +143,15 @@ function spilledNow(capture: CaptureBackend, id: number): number {
 }
 
 /** Kept spill files stay; directories that hold none do not. */
+/** One private directory; one that exists already (made by a capture meanwhile) is fine. */
+async function mkdirOnce(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 async function removeIfEmpty(dir: string): Promise<void> {
   try {
     await rmdir(dir);

@@ -49,6 +49,8 @@ export interface StreamResult {
   truncated: boolean;
   /** The whole stream, when it was truncated and the spill file is complete. */
   spillPath?: string;
+  /** Why a truncated stream has no spill file (absent when it has one). */
+  spillUnavailable?: string;
 }
 
 export interface RunResult {

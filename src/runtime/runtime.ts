@@ -12,7 +12,7 @@ import { JobsView } from './jobs-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, PROMPT_SECTIONS, type PromptSection } from './assembly.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
-import { Session, type CallEvent, type SessionOptions } from './session.js';
+import { checkSameOptions, checkSessionId, Session, type CallEvent, type SessionOptions } from './session.js';
 import { nestingProblem } from '../sandbox/workspace.js';
 import { ShellringError } from '../errors.js';
 
@@ -65,11 +65,18 @@ export class Runtime {
     this.#jobTools = this.#registry ? jobToolDefinitions() : [];
   }
 
-  /** Opens (or returns the open) agent session with this id. */
+  /**
+   * Opens (or returns the open) agent session with this id. Ids are 1 to 256 characters without control characters;
+   * reopening an open id with another `cwd` or `tools` is an error (options left out are not compared).
+   */
   session(options: SessionOptions): Session {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', 'the runtime is closed');
-    const existing = this.#sessions.get(options?.id);
-    if (existing && !existing.closed) return existing;
+    checkSessionId(options?.id);
+    const existing = this.#sessions.get(options.id);
+    if (existing && !existing.closed) {
+      checkSameOptions(existing, options);
+      return existing;
+    }
     const session = new Session(options, {
       bash: this.#bash,
       jobs: this.#registry,

@@ -12,7 +12,7 @@ import type { ApprovalHandler } from '../sandbox/approval.js';
 import { callJobTool } from '../tools/job-tools.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
 import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
-import { SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors } from '../contract/index.js';
+import { MAX_SESSION_ID_CHARS, SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors } from '../contract/index.js';
 import type { PromptSection } from './assembly.js';
 import type { ListedTool } from './listing.js';
 import { ShellringError } from '../errors.js';
@@ -67,9 +67,7 @@ export class Session {
   readonly #calls = new EventEmitter();
 
   constructor(options: SessionOptions, deps: SessionDeps) {
-    if (typeof options?.id !== 'string' || !options.id.trim()) {
-      throw new ShellringError('SHELLRING_INVALID_SESSION', 'invalid session id: expected a non-empty string');
-    }
+    checkSessionId(options?.id);
     if (options.cwd !== undefined && (typeof options.cwd !== 'string' || !options.cwd)) {
       throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.cwd(options.cwd));
     }
@@ -190,6 +188,39 @@ export class Session {
     })();
     return this.#closing;
   }
+}
+
+/** Control characters (C0, DEL, C1): an id travels in every command's environment and in logs, one line each. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** An id is short enough for an environment variable (the kernel refuses one over 128 KiB) and prints on one line. */
+export function checkSessionId(id: unknown): asserts id is string {
+  const ok =
+    typeof id === 'string' &&
+    id.trim() !== '' &&
+    id.length <= MAX_SESSION_ID_CHARS * 2 &&
+    [...id].length <= MAX_SESSION_ID_CHARS &&
+    !CONTROL.test(id);
+  if (!ok) throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.id(id));
+}
+
+/** Reopening an open session with other options is an error: they would otherwise be ignored without a word. */
+export function checkSameOptions(open: Session, options: SessionOptions): void {
+  if (options.cwd !== undefined && typeof options.cwd === 'string' && resolve(options.cwd) !== open.cwd) {
+    throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.reopened(open.id, `cwd ${JSON.stringify(open.cwd)}`));
+  }
+  if (options.tools !== undefined) {
+    const same = Array.isArray(options.tools) && open.tools !== undefined && sameNames(options.tools, open.tools);
+    if (!same) {
+      const shown = open.tools === undefined ? 'every tool' : `tools ${JSON.stringify(open.tools)}`;
+      throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.reopened(open.id, shown));
+    }
+  }
+}
+
+function sameNames(a: readonly unknown[], b: readonly string[]): boolean {
+  const set = new Set(b);
+  return new Set(a).size === set.size && a.every((name) => set.has(name as string));
 }
 
 /** A restriction names shellring's tools only: a typo would otherwise hide a tool without a word. */

@@ -7,6 +7,7 @@ const stream = z.looseObject({
   text: z.string(),
   truncated: z.boolean(),
   spillPath: z.string().optional().describe('The file that holds the whole stream, when the tail was cut and the spill is complete.'),
+  spillUnavailable: z.string().optional().describe('Why a cut stream has no spill file (the text of its [spill unavailable: ...] line).'),
 });
 
 // Typed as the contract's SandboxFacts, so the listed schema and the facts the executor reports cannot drift apart.

@@ -1,10 +1,11 @@
 // Spill directories: made again when removed, reclaimed after a crashed runtime, quota kept without reading them.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
+import { spillUnavailable } from '../../src/contract/index.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-spilldirs-')));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -104,10 +105,67 @@ describe('spill directories', () => {
       });
       const third = await run(executor, 'head -c 100000 /dev/zero', 'q');
       expect(third.stdout.spillPath).toBeUndefined();
+      // What was left of the quota when it started: 250000 - 220000 (or less, had the running one grown).
+      expect(third.stdout.spillUnavailable).toMatch(/^the stream passed \d+ bytes, what was left of this session's spill quota/);
+      expect(third.stdout.spillUnavailable).toBe(spillUnavailable.quota(Number(/passed (\d+)/.exec(third.stdout.spillUnavailable!)![1])));
       running.kill();
       await running.done;
     } finally {
       await executor.close();
+    }
+  }, 60_000);
+
+  it('makes a removed spill root again, locked again: every session, old or new, gets its spill files back', async () => {
+    const parent = join(work, 'removed-root');
+    mkdirSync(parent);
+    const executor = new LocalExecutor({ cwd: work, threads: 1, spillRoot: parent });
+    try {
+      const first = await run(executor, 'head -c 100000 /dev/zero', 'old');
+      expect(first.stdout.spillPath?.startsWith(`${executor.spills.root}/`)).toBe(true);
+      // Any unconfined command can do this.
+      await run(executor, `rm -rf ${executor.spills.root}`, 'old');
+      expect(existsSync(executor.spills.root)).toBe(false);
+      const again = await run(executor, 'seq 1 100000', 'old');
+      expect(again.stdout.spillPath?.startsWith(`${executor.spills.root}/`)).toBe(true);
+      expect(readFileSync(again.stdout.spillPath!, 'utf8')).toBe(Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join(''));
+      await run(executor, `rm -rf ${executor.spills.root}`, 'old');
+      const fresh = await run(executor, 'head -c 100000 /dev/zero', 'new');
+      expect(fresh.stdout.spillPath?.startsWith(`${executor.spills.root}/`)).toBe(true);
+      expect(statSync(executor.spills.root).mode & 0o777).toBe(0o700);
+      // The new root carries a lock marker again: another runtime starting now must leave it alone.
+      expect(existsSync(join(executor.spills.root, '.lock'))).toBe(true);
+      const other = new LocalExecutor({ spillRoot: parent, threads: 1 });
+      await other.close();
+      expect(existsSync(fresh.stdout.spillPath!)).toBe(true);
+    } finally {
+      await executor.close();
+    }
+  }, 60_000);
+
+  it('says why a cut stream has no spill file: the file cap, or no directory at all', async () => {
+    const capped = new LocalExecutor({ cwd: work, threads: 1, maxSpillBytes: 80_000 });
+    try {
+      const result = await run(capped, 'head -c 100000 /dev/zero', 'c');
+      expect(result.stdout.spillPath).toBeUndefined();
+      expect(result.stdout.spillUnavailable).toBe(spillUnavailable.fileCap(80_000));
+      expect(result.stdout.spillUnavailable).toBe('the stream passed 80000 bytes, the most one spill file may hold (maxSpillBytes)');
+    } finally {
+      await capped.close();
+    }
+    const parent = join(work, 'gone-parent');
+    mkdirSync(parent);
+    const orphan = new LocalExecutor({ cwd: work, threads: 1, spillRoot: parent });
+    try {
+      // Root and its parent gone: nothing is made outside the runtime's own two levels.
+      rmSync(parent, { recursive: true, force: true });
+      const result = await run(orphan, 'head -c 100000 /dev/zero', 'n');
+      expect(result.stdout.truncated).toBe(true);
+      expect(result.stdout.spillUnavailable).toBe(
+        spillUnavailable.noDirectory(`ENOENT: no such file or directory, mkdir '${orphan.spills.root}'`),
+      );
+      expect(existsSync(parent)).toBe(false);
+    } finally {
+      await orphan.close();
     }
   }, 60_000);
 });

@@ -90,6 +90,20 @@ describe('bad input over MCP', () => {
     expect(textOf(listed)).toMatch(/^bash-\d+ \[bash\] /);
   });
 
+  it('answers a tool name that is not a string with one clear error line, not a schema dump', async () => {
+    for (const [name, shown] of [
+      [42, '42'],
+      [null, 'null'],
+      [['bash'], '["bash"]'],
+    ] as const) {
+      const result = await rawCall(name as never, { command: 'echo hi', description: 'Say hi' });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        `Error: invalid tool name: expected a string naming one of this session's tools (see tools/list), got ${shown}`,
+      );
+    }
+  });
+
   it('cuts an id to a readable length and shows a NUL as an escape', async () => {
     const long = await call(tc.client, 'job_output', { job_id: 'x'.repeat(1_000_000) });
     expect(textOf(long)).toBe(`Error: unknown job "${'x'.repeat(80)}"… (1000000 characters)`);

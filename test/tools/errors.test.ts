@@ -74,7 +74,9 @@ describe('argument validation (nothing runs)', () => {
     ['100', '"100"'],
     [null, 'null'],
     [true, 'true'],
-    [Number.POSITIVE_INFINITY, 'null'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    [Number.NEGATIVE_INFINITY, '-Infinity'],
+    [Number.NaN, 'NaN'],
     [{ ms: 5 }, '{"ms":5}'],
   ])('timeoutMs %j', async (timeoutMs, shown) => {
     const probe = sideEffect();
@@ -109,7 +111,7 @@ describe('arguments never reach prototypes', () => {
 
   it('a job tool ignores a __proto__ key', async () => {
     const result = await session.callTool('job_output', JSON.parse('{"__proto__": {"job_id": "bash-1"}}'));
-    expect(text(result)).toBe('Error: invalid job_id: expected a non-empty string, got ""');
+    expect(text(result)).toBe("Error: missing job_id: pass the id of one of this session's background jobs (job_list lists them)");
   });
 
   it('a NUL byte in the command or workdir is a clear error, and nothing runs', async () => {
@@ -254,7 +256,10 @@ describe('infrastructure errors', () => {
 describe('job tool errors', () => {
   it.each(['job_output', 'job_kill'])('%s: empty, blank and missing ids', async (tool) => {
     expect(text(await session.callTool(tool, { job_id: '' }))).toBe('Error: invalid job_id: expected a non-empty string, got ""');
-    expect(text(await session.callTool(tool, {}))).toBe('Error: invalid job_id: expected a non-empty string, got ""');
+    expect(text(await session.callTool(tool, {}))).toBe(
+      "Error: missing job_id: pass the id of one of this session's background jobs (job_list lists them)",
+    );
+    expect(text(await session.callTool(tool, { job_id: null }))).toBe('Error: invalid job_id: expected a non-empty string, got null');
     expect(text(await session.callTool(tool, { job_id: '  ' }))).toBe('Error: invalid job_id: expected a non-empty string, got "  "');
     const result = await session.callTool(tool, { job_id: '' });
     expect(result.isError).toBe(true);
@@ -271,5 +276,30 @@ describe('job tool errors', () => {
     expect(text(await session.callTool('job_output', { job_id: 'bash-1', wait: true, timeout_ms: 0 }))).toBe(
       'Error: invalid timeout_ms: expected a positive number, got 0',
     );
+    expect(text(await session.callTool('job_output', { job_id: 'bash-1', wait: true, timeout_ms: Number.NaN }))).toBe(
+      'Error: invalid timeout_ms: expected a positive number, got NaN',
+    );
+  });
+
+  it('bash: a command over the kernel\'s one-argument limit (MAX_ARG_STRLEN) runs anyway, reading /dev/null', async () => {
+    // 1 MB of script: every line runs, $0 and the exit status are bash's own, stdin is empty.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `x=$((x + ${i})) # ${'p'.repeat(32)}`);
+    const command = `x=0\n${lines.join('\n')}\necho "sum $x, $0, stdin $(wc -c)"; exit 4`;
+    expect(Buffer.byteLength(command)).toBeGreaterThan(131_072 * 5);
+    const result = await session.callTool('bash', { command, description: 'Run a long script' });
+    expect(text(result)).toBe(`sum ${(20_000 * 19_999) / 2}, bash, stdin 0\n[exit code: 4]`);
+    // One byte under the limit still goes as bash's argument.
+    const fits = `echo fits #${'x'.repeat(131_071 - 'echo fits #'.length)}`;
+    expect(Buffer.byteLength(fits)).toBe(131_071);
+    expect(text(await session.callTool('bash', { command: fits, description: 'Run a long command' }))).toBe('fits\n');
+  });
+
+  it('executor: a long command that brings stdin of its own is refused naming the limit; nothing runs', async () => {
+    const probe = sideEffect();
+    const command = `${probe.command} # ${'x'.repeat(131_072)}`;
+    expect(() => runtime.executor.resolve({ command, stdin: 'input' })).toThrow(
+      `invalid command: ${Buffer.byteLength(command)} bytes is over the 131071-byte limit Linux sets on one argument (MAX_ARG_STRLEN), and a command that long reaches bash on its stdin, which this request's stdin already fills; nothing ran. Shorten the command (write the script to a file and run it with bash <file>) or pass the input another way`,
+    );
+    expect(probe.ran()).toBe(false);
   });
 });

@@ -18,6 +18,20 @@ describe('renderForeground', () => {
     ]);
   });
 
+  it('says on the next line why a cut stream has no spill file, on stdout and on stderr', () => {
+    const cut = { text: 'tail', truncated: true, spillUnavailable: 'the stream passed 10 bytes, the most one spill file may hold (maxSpillBytes)' };
+    const facts = { exitCode: 1, signal: null, timedOut: false, timeoutMs: 1000, stdout: cut, stderr: cut };
+    expect(renderForeground(facts)).toBe(
+      'tail\n[output truncated; full output: (unavailable)]\n[spill unavailable: the stream passed 10 bytes, the most one spill file may hold (maxSpillBytes)]\n' +
+        '[stderr]\ntail\n[output truncated; full output: (unavailable)]\n[spill unavailable: the stream passed 10 bytes, the most one spill file may hold (maxSpillBytes)]\n' +
+        '[exit code: 1]',
+    );
+    // A complete spill names its file and needs no reason.
+    expect(renderForeground({ ...facts, stderr: { text: '', truncated: false }, stdout: { ...cut, spillPath: '/s/1.log' } })).toBe(
+      'tail\n[output truncated; full output: /s/1.log]\n[exit code: 1]',
+    );
+  });
+
   it('never shows the escalation hint unless escalation is advertised', () => {
     const denied = goldenCases.find((c) => c.name === 'sandbox denial with the escalation hint when escalation is advertised')!;
     expect(renderForeground(denied.facts, false)).toBe(

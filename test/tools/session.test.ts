@@ -67,6 +67,39 @@ describe('working directory', () => {
   });
 });
 
+describe('session ids and reopening', () => {
+  it('refuses an id that is blank, too long for the environment, or holds control characters', async () => {
+    const runtime = await open();
+    const expected = (shown: string) =>
+      `invalid session id: expected 1 to 256 characters, none of them control characters, got ${shown}`;
+    expect(() => runtime.session({ id: '' })).toThrow(expected('""'));
+    expect(() => runtime.session({ id: '   ' })).toThrow(expected('"   "'));
+    expect(() => runtime.session({ id: 7 as never })).toThrow(expected('a number'));
+    expect(() => runtime.session({ id: 'x'.repeat(1_000_000) })).toThrow(expected(`"${'x'.repeat(80)}"… (1000000 characters)`));
+    expect(() => runtime.session({ id: 'a\nb' })).toThrow(expected('"a\\nb"'));
+    const most = runtime.session({ id: 'é'.repeat(256), cwd: work });
+    expect(text(await most.callTool('bash', { command: 'printf %s "$DSH_SESSION_ID" | wc -m', description: 'Count the id' }))).toBe('256\n');
+    expect(() => runtime.session({ id: 'é'.repeat(257) })).toThrow(expected(`"${'é'.repeat(80)}"… (257 characters)`));
+  });
+
+  it('returns the open session for its id, and refuses to reopen it with another cwd or tools', async () => {
+    const runtime = await open();
+    const id = `reopen-${++serial}`;
+    const first = runtime.session({ id, cwd: work, tools: ['bash'] });
+    expect(runtime.session({ id, cwd: work, tools: ['bash'] })).toBe(first);
+    // Options left out are not compared: the id alone finds the open session.
+    expect(runtime.session({ id })).toBe(first);
+    expect(() => runtime.session({ id, cwd: '/' })).toThrow(
+      `session ${id} is already open with cwd ${JSON.stringify(work)}; close it before opening it with other options, or open it with the same ones`,
+    );
+    expect(() => runtime.session({ id, tools: ['bash', 'job_list'] })).toThrow(
+      `session ${id} is already open with tools ["bash"]; close it before opening it with other options, or open it with the same ones`,
+    );
+    await first.close();
+    expect(runtime.session({ id, cwd: '/' }).cwd).toBe('/');
+  });
+});
+
 describe('agent-scoped tool restrictions', () => {
   it('lists and runs only the tools the session may use; the prompt sections stay', async () => {
     const runtime = await open();

@@ -38,6 +38,14 @@ enum State {
     Unavailable,
 }
 
+/// Makes one private (0700) directory; one that exists already is fine.
+fn make_dir(dir: &Path) -> std::io::Result<()> {
+    match DirBuilder::new().mode(0o700).create(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    }
+}
+
 /// The spill of one stream. It never returns an error: every failure turns it `Unavailable`, because a
 /// missing spill file only loses the full copy while the tail keeps working.
 #[derive(Debug)]
@@ -128,15 +136,18 @@ impl Spill {
                 .open(&path)
         };
         let file = match open() {
-            // The directory was removed underneath (a command cleaned up after itself): make it again, but only
-            // inside a parent that still exists, the runtime's private root; never a whole path.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                match DirBuilder::new().mode(0o700).create(dir) {
-                    Ok(()) => open(),
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => open(),
-                    Err(e) => Err(e),
+            // The directory was removed underneath (a command cleaned up after itself): make it again, and the
+            // runtime's private root above it should that be gone too; never more than those two levels.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match make_dir(dir) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    match dir.parent().map(make_dir) {
+                        Some(Ok(())) => make_dir(dir).and_then(|()| open()),
+                        _ => Err(e),
+                    }
                 }
-            }
+                Ok(()) => open(),
+                Err(e) => Err(e),
+            },
             other => other,
         };
         let Ok(mut file) = file else {

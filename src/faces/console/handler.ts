@@ -34,6 +34,8 @@ export type ConsoleHandler = ((req: IncomingMessage, res: ServerResponse) => voi
   close(): void;
   /** This handler judges every request's access itself (sign-in cookie or bearer token); see serveHttp. */
   readonly judgesAccess: true;
+  /** Bytes the timeline's cards keep, every session together (at most TIMELINE_BYTES_PER_SESSION each). */
+  retainedBytes(): number;
 };
 
 const MAX_BODY = 16 * 1024;
@@ -185,6 +187,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
     });
   }) as ConsoleHandler;
   Object.defineProperty(handler, 'judgesAccess', { value: true });
+  handler.retainedBytes = () => timeline.retainedBytes;
   handler.close = () => {
     for (const stream of streams.values()) stream.close();
     streams.clear();

@@ -7,8 +7,19 @@ import type { ToolResult } from '../../tools/tool.js';
 
 /** Most cards kept per session; older ones leave the timeline (the model's transcript keeps them). */
 export const CARDS_PER_SESSION = 200;
-/** Most characters of a result a card keeps: the whole output is in the spill file. */
-export const CARD_TEXT_CHARS = 65_536;
+/** Most characters of a result a card keeps (its end): the whole output is in the spill file or the job. */
+export const CARD_TEXT_CHARS = 8192;
+/** Most characters of a command a card keeps. */
+export const CARD_COMMAND_CHARS = 4096;
+/**
+ * What one session's cards may hold, in bytes (two per character: the worst case of a V8 string). Past it the
+ * oldest cards lose their result text first (the card stays, saying how much is not shown), then whole cards go.
+ */
+export const TIMELINE_BYTES_PER_SESSION = 256 * 1024;
+/** Bytes counted for a card besides its texts (the object, its ids and numbers). */
+const CARD_OVERHEAD_BYTES = 512;
+/** How often cards of closed sessions are forgotten, when no page asks for a snapshot meanwhile. */
+const PRUNE_MS = 5000;
 
 export interface CardResult {
   isError: boolean;
@@ -40,24 +51,41 @@ export interface CallCard {
   result?: CardResult;
 }
 
+interface SessionCards {
+  cards: Map<string, CallCard>;
+  /** What the cards hold now, counted as `cardBytes` does. */
+  bytes: number;
+}
+
 export class Timeline {
-  readonly #cards = new Map<string, Map<string, CallCard>>();
+  readonly #sessions = new Map<string, SessionCards>();
+  /** Bytes every session's cards hold: for /metrics. */
+  #bytes = 0;
   readonly #lastActivity = new Map<string, number>();
   readonly #listeners = new Set<(card: CallCard) => void>();
   readonly #cwd: (sessionId: string) => string | undefined;
   readonly #unlisten: () => void;
+  readonly #pruning: NodeJS.Timeout;
 
   constructor(runtime: Runtime) {
     this.#cwd = (id) => runtime.sessions().find((session) => session.id === id)?.cwd;
     this.#unlisten = runtime.on('call', (event) => this.#record(event));
+    // Sessions close without an event; a server nobody watches must still forget their cards.
+    this.#pruning = setInterval(() => this.prune(new Set(runtime.sessions().map((session) => session.id))), PRUNE_MS);
+    this.#pruning.unref();
   }
 
   cards(sessionId: string): CallCard[] {
-    return [...(this.#cards.get(sessionId)?.values() ?? [])];
+    return [...(this.#sessions.get(sessionId)?.cards.values() ?? [])];
   }
 
   card(sessionId: string, callId: string): CallCard | undefined {
-    return this.#cards.get(sessionId)?.get(callId);
+    return this.#sessions.get(sessionId)?.cards.get(callId);
+  }
+
+  /** Bytes the cards of every session hold (two per character), at most TIMELINE_BYTES_PER_SESSION each. */
+  get retainedBytes(): number {
+    return this.#bytes;
   }
 
   lastActivity(sessionId: string): number | undefined {
@@ -70,7 +98,11 @@ export class Timeline {
 
   /** Forgets sessions that are no longer open. */
   prune(open: Set<string>): void {
-    for (const id of this.#cards.keys()) if (!open.has(id)) this.#cards.delete(id);
+    for (const [id, session] of this.#sessions) {
+      if (open.has(id)) continue;
+      this.#bytes -= session.bytes;
+      this.#sessions.delete(id);
+    }
     for (const id of this.#lastActivity.keys()) if (!open.has(id)) this.#lastActivity.delete(id);
   }
 
@@ -80,29 +112,57 @@ export class Timeline {
   }
 
   close(): void {
+    clearInterval(this.#pruning);
     this.#unlisten();
     this.#listeners.clear();
   }
 
   #record(event: CallEvent): void {
     this.touch(event.sessionId, event.at);
-    let cards = this.#cards.get(event.sessionId);
-    if (!cards) this.#cards.set(event.sessionId, (cards = new Map()));
-    let card = cards.get(event.callId);
+    let session = this.#sessions.get(event.sessionId);
+    if (!session) this.#sessions.set(event.sessionId, (session = { cards: new Map(), bytes: 0 }));
+    let card = session.cards.get(event.callId);
     if (event.type === 'started') {
       card = this.#started(event);
-      cards.set(card.callId, card);
-      // Maps iterate in insertion order: the first keys are the oldest cards.
-      for (const id of cards.keys()) {
-        if (cards.size <= CARDS_PER_SESSION) break;
-        cards.delete(id);
-      }
+      session.cards.set(card.callId, card);
+      this.#count(session, cardBytes(card));
     } else {
       if (!card) return;
+      const before = cardBytes(card);
       card.endedAt = event.at;
       card.result = cardResult(event.result);
+      this.#count(session, cardBytes(card) - before);
     }
+    this.#bound(session, card);
     for (const listener of this.#listeners) listener(card);
+  }
+
+  #count(session: SessionCards, bytes: number): void {
+    session.bytes += bytes;
+    this.#bytes += bytes;
+  }
+
+  /** Keeps the session within its card count and bytes; `newest` keeps its text whatever it holds. */
+  #bound(session: SessionCards, newest: CallCard): void {
+    const { cards } = session;
+    // Maps iterate in insertion order: the first keys are the oldest cards.
+    for (const [id, card] of cards) {
+      if (cards.size <= CARDS_PER_SESSION) break;
+      this.#count(session, -cardBytes(card));
+      cards.delete(id);
+    }
+    for (const card of cards.values()) {
+      if (session.bytes <= TIMELINE_BYTES_PER_SESSION || card === newest) break;
+      if (!card.result || card.result.text === '') continue;
+      const before = cardBytes(card);
+      card.result = { ...card.result, cut: card.result.cut + card.result.text.length, text: '' };
+      this.#count(session, cardBytes(card) - before);
+    }
+    for (const [id, card] of cards) {
+      if (session.bytes <= TIMELINE_BYTES_PER_SESSION || card === newest) break;
+      this.#count(session, -cardBytes(card));
+      cards.delete(id);
+    }
   }
 
   #started(event: Extract<CallEvent, { type: 'started' }>): CallCard {
@@ -113,7 +173,7 @@ export class Timeline {
       return card;
     }
     if (typeof args.description === 'string') card.description = capped(args.description, 500);
-    if (typeof args.command === 'string') card.command = capped(args.command, 20_000);
+    if (typeof args.command === 'string') card.command = capped(args.command, CARD_COMMAND_CHARS);
     const base = this.#cwd(event.sessionId);
     if (base) card.cwd = typeof args.workdir === 'string' ? resolve(base, args.workdir) : base;
     if (args.run_in_background === true) card.background = true;
@@ -140,15 +200,31 @@ function cardResult(result: ToolResult): CardResult {
   return {
     isError: result.isError === true,
     ...(typeof value.kind === 'string' ? { kind: value.kind } : {}),
-    text: body.slice(cut),
+    text: copied(body.slice(cut)),
     cut,
     ...(status ? ('signal' in status ? { signal: status.signal } : { exitCode: status.exitCode }) : {}),
     spills,
   };
 }
 
+/** What a card holds, in bytes: two per character of its texts (V8 keeps non-Latin-1 strings that way). */
+function cardBytes(card: CallCard): number {
+  let chars = (card.description?.length ?? 0) + (card.command?.length ?? 0) + (card.cwd?.length ?? 0) + (card.argsText?.length ?? 0);
+  chars += (card.escalation?.mode.length ?? 0) + (card.escalation?.justification?.length ?? 0);
+  if (card.result) chars += card.result.text.length + card.result.spills.reduce((sum, path) => sum + path.length, 0);
+  return CARD_OVERHEAD_BYTES + 2 * chars;
+}
+
 function capped(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+  return text.length <= max ? text : copied(`${text.slice(0, max)}…`);
+}
+
+/**
+ * A string that owns its characters: a slice of a large string may share (and so keep alive) the whole of it, which
+ * would make a card hold the full result it was meant to cut.
+ */
+function copied(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 function safeJson(value: unknown): string {

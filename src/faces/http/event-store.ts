@@ -6,15 +6,17 @@ import { ShellringError } from '../../errors.js';
 export interface EventStoreLimits {
   /** Most events kept; the oldest go first. Default 1000. */
   maxEvents?: number;
-  /** Most bytes (of serialized messages) kept. Default 8 MiB. */
+  /** Most bytes (of serialized messages) kept; a message larger than this alone is not kept. Default 512 KiB. */
   maxBytes?: number;
 }
+
+export const DEFAULT_EVENT_STORE_BYTES = 512 * 1024;
 
 interface Stored {
   seq: number;
   streamId: StreamId;
-  message: JSONRPCMessage;
-  bytes: number;
+  /** The message as UTF-8 JSON, off the JS heap: its size is exactly what it costs, and nothing else stays alive. */
+  json: Buffer | undefined;
 }
 
 /** The SDK's stream id of the standalone GET stream (server notices with no request behind them). */
@@ -32,16 +34,20 @@ export class SessionEventStore implements EventStore {
 
   constructor(limits: EventStoreLimits = {}) {
     this.#maxEvents = limits.maxEvents ?? 1000;
-    this.#maxBytes = limits.maxBytes ?? 8 * 1024 * 1024;
+    this.#maxBytes = limits.maxBytes ?? DEFAULT_EVENT_STORE_BYTES;
   }
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const seq = ++this.#seq;
-    const bytes = JSON.stringify(message).length;
-    this.#events.push({ seq, streamId, message, bytes });
-    this.#bytes += bytes;
-    while (this.#events.length > this.#maxEvents || (this.#bytes > this.#maxBytes && this.#events.length > 1)) {
-      this.#bytes -= this.#events.shift()!.bytes;
+    // Priming events (no JSON-RPC in them) only hand the client a cursor: their id is kept, nothing to replay.
+    const json = 'jsonrpc' in message ? Buffer.from(JSON.stringify(message)) : undefined;
+    const bytes = json?.length ?? 0;
+    if (bytes <= this.#maxBytes) {
+      this.#events.push({ seq, streamId, json });
+      this.#bytes += bytes;
+    }
+    while (this.#events.length > this.#maxEvents || this.#bytes > this.#maxBytes) {
+      this.#bytes -= this.#events.shift()!.json?.length ?? 0;
     }
     if (streamId === STANDALONE_STREAM && this.#standaloneOpen > 0) this.#delivered = seq;
     return eventId(streamId, seq);
@@ -58,9 +64,7 @@ export class SessionEventStore implements EventStore {
     const from = parse(lastEventId);
     if (!from) throw new ShellringError('SHELLRING_INVALID_REQUEST', `unknown event id ${JSON.stringify(lastEventId)}`);
     for (const event of this.#events.filter((e) => e.streamId === from.streamId && e.seq > from.seq)) {
-      // Priming events (empty data) only hand the client a cursor; there is nothing to replay in them.
-      if (!('jsonrpc' in event.message)) continue;
-      await send(eventId(event.streamId, event.seq), event.message);
+      if (event.json) await send(eventId(event.streamId, event.seq), JSON.parse(event.json.toString('utf8')) as JSONRPCMessage);
     }
     if (from.streamId === STANDALONE_STREAM) this.#delivered = Math.max(this.#delivered, this.#seq);
     return from.streamId;
@@ -72,7 +76,7 @@ export class SessionEventStore implements EventStore {
    */
   openStandalone(): string | undefined {
     this.#standaloneOpen += 1;
-    const missed = this.#events.some((e) => e.streamId === STANDALONE_STREAM && e.seq > this.#delivered && 'jsonrpc' in e.message);
+    const missed = this.#events.some((e) => e.streamId === STANDALONE_STREAM && e.seq > this.#delivered && e.json !== undefined);
     const cursor = missed ? eventId(STANDALONE_STREAM, this.#delivered) : undefined;
     return cursor;
   }

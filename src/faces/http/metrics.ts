@@ -10,11 +10,37 @@ export interface Metrics {
   observer: Observer;
 }
 
-export function createMetrics(runtime: Runtime, live: { sessions(): number; callsInFlight(): number }): Metrics {
+export interface LiveFigures {
+  sessions(): number;
+  callsInFlight(): number;
+  /** Bytes kept for sessions, by store (`events`: the MCP event stores; `console`: the console's timeline). */
+  retained(): Record<string, number>;
+  /** The most those stores may keep for all sessions together (see budget.ts). */
+  retainedBudget: number;
+}
+
+export function createMetrics(runtime: Runtime, live: LiveFigures): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   const registers = [registry];
   new Gauge({ name: 'shellring_sessions', help: 'Open MCP sessions', registers, collect() { this.set(live.sessions()); } });
+  new Gauge({
+    name: 'shellring_retained_bytes',
+    help: 'Bytes kept in memory for sessions (results a client may resume, console cards), by store',
+    labelNames: ['store'],
+    registers,
+    collect() {
+      for (const [store, bytes] of Object.entries(live.retained())) this.set({ store }, bytes);
+    },
+  });
+  new Gauge({
+    name: 'shellring_retained_budget_bytes',
+    help: 'The most the retained stores may keep for all sessions together: --max-sessions times the per-session budget',
+    registers,
+    collect() {
+      this.set(live.retainedBudget);
+    },
+  });
   const opened = new Counter({ name: 'shellring_sessions_opened_total', help: 'MCP sessions opened', registers });
   const closed = new Counter({ name: 'shellring_sessions_closed_total', help: 'MCP sessions closed, by reason', labelNames: ['reason'], registers });
   const refused = new Counter({ name: 'shellring_refused_total', help: 'Requests and calls refused, by reason', labelNames: ['reason'], registers });

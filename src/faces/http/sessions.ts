@@ -76,6 +76,13 @@ export class HttpSessions {
     return [...this.#open.keys()];
   }
 
+  /** Bytes the sessions' event stores keep. */
+  retainedBytes(): number {
+    let bytes = 0;
+    for (const entry of this.#open.values()) bytes += entry.store.size.bytes;
+    return bytes;
+  }
+
   all(): HttpSession[] {
     return [...this.#open.values()];
   }

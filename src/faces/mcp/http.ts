@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { Access, bracketed, isLoopback } from '../http/access.js';
+import { serverBudget, type RetainedStore } from '../http/budget.js';
 import type { EventStoreLimits } from '../http/event-store.js';
 import { CommandCounter, type CommandLimits } from '../http/limits.js';
 import { logObserver } from '../http/log.js';
@@ -13,6 +14,7 @@ import { createMetrics } from '../http/metrics.js';
 import { fanOut, type Observer } from '../http/observer.js';
 import { replyError, replyText, RPC } from '../http/reply.js';
 import { HttpSessions } from '../http/sessions.js';
+import { closeIfBodyUnread } from '../http/unread-body.js';
 import { checkTokenValue, generateToken } from '../http/token.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
@@ -66,6 +68,8 @@ export interface HttpServeOptions extends CommandLimits {
   requestTimeoutMs?: number;
   /** Bounds of each session's event store (what a reconnecting client can resume). */
   events?: EventStoreLimits;
+  /** Other stores that keep bytes per session (a console's timeline): counted on /metrics and in the budget. */
+  retainedStores?: RetainedStore[];
   /** Where structured logs go (pino). Default: no logs. */
   logger?: Logger;
   /** Log each bash call's command text. Default false. */
@@ -121,6 +125,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const routes = options.routes ?? new SessionRoutes();
+  const retainedStores = options.retainedStores ?? [];
   const owned = options.runtime === undefined;
   const runtime =
     options.runtime ??
@@ -135,7 +140,15 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   const metrics =
     options.metrics === false
       ? undefined
-      : createMetrics(runtime, { sessions: () => sessions.size, callsInFlight: () => sessions.callsInFlight });
+      : createMetrics(runtime, {
+          sessions: () => sessions.size,
+          callsInFlight: () => sessions.callsInFlight,
+          retained: () => ({
+            events: sessions.retainedBytes(),
+            ...Object.fromEntries(retainedStores.map((store) => [store.name, store.bytes()])),
+          }),
+          retainedBudget: serverBudget(maxSessions, options.events, retainedStores),
+        });
   const observer = fanOut([
     logObserver(logger, { logCommands: options.logCommands }),
     ...(metrics ? [metrics.observer] : []),
@@ -228,6 +241,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       keepAliveTimeout: 65_000,
     },
     (req, res) => {
+      closeIfBodyUnread(req, res);
       handle(req, res).catch((error: unknown) => {
         logger.error({ event: 'request.failed', err: error }, 'request failed');
         replyError(res, 500, RPC.internal, `Internal error: ${(error as Error)?.message ?? String(error)}`);

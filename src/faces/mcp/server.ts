@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Session } from '../../runtime/session.js';
 import { errorResult } from '../../tools/tool.js';
+import { sessionErrors } from '../../contract/index.js';
 import { packageVersion } from '../version.js';
 import { TOOL_ANNOTATIONS } from './annotations.js';
 import { elicitApproval } from './approval.js';
@@ -32,9 +33,9 @@ export interface McpServerOptions {
 /** The logger name on completion notices, so a client can tell them from other log lines. */
 export const NOTICE_LOGGER = 'shellring.jobs';
 
-/** tools/call with arguments of any JSON type: the runtime refuses what is not an object, in its own words. */
+/** tools/call with a name and arguments of any JSON type: the runtime refuses what is wrong, in its own words. */
 const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown() }),
+  params: CallToolRequestSchema.shape.params.extend({ name: z.unknown(), arguments: z.unknown() }),
 });
 
 /** The prompt sections as MCP instructions; with `session`, its own (the standing sandbox mode as of connecting). */
@@ -66,14 +67,15 @@ export function createMcpServer({ runtime, session, routes, onClose, admit }: Mc
   // Registered through the base Protocol method: Server's own override validates arguments with the SDK's schema
   // and answers an array or null with raw zod JSON. Here the runtime judges them and answers one clear line.
   Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const refusal = admit?.(request.params.name);
+    const { name } = request.params;
+    if (typeof name !== 'string') return { ...errorResult(new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.toolName(name))) };
+    const refusal = admit?.(name);
     if (refusal !== undefined) return { ...errorResult(new ShellringError('SHELLRING_REFUSED', refusal)) };
     const callId = randomUUID();
     calls.set(callId, extra.requestId);
     try {
       // A client's notifications/cancelled aborts extra.signal, which kills the command.
-      const { name, arguments: args } = request.params;
-      return { ...(await session.callTool(name, args, { signal: extra.signal, callId })) };
+      return { ...(await session.callTool(name, request.params.arguments, { signal: extra.signal, callId })) };
     } catch (error) {
       return { ...errorResult(error) };
     } finally {

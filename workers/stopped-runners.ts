@@ -1,0 +1,71 @@
+// Wakes runners a command stopped (SIGSTOP to its parent) once their bash has ended: a stopped runner cannot report
+// the end, and the call would wait until someone sent SIGCONT. One timer per worker looks only at commands whose
+// output pipes reached end-of-file without an end report, which is where a stopped runner shows.
+import { readFileSync } from 'node:fs';
+import { loadBinding } from '../src/native/loader.js';
+import { signal } from '../src/executor/sweep.js';
+
+const binding = loadBinding();
+/** How often waiting commands are looked at. */
+const CHECK_MS = 250;
+
+interface Waiting {
+  captureId: number;
+  runnerPid: number;
+}
+
+const waiting = new Set<Waiting>();
+let timer: NodeJS.Timeout | undefined;
+
+/** Follows a started command until `done` is called (its end was reported, or it is gone). */
+export function watchStopped(captureId: number, runnerPid: number): () => void {
+  const entry = { captureId, runnerPid };
+  waiting.add(entry);
+  if (!timer) {
+    timer = setInterval(check, CHECK_MS);
+    timer.unref();
+  }
+  return () => {
+    waiting.delete(entry);
+    if (waiting.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+}
+
+function check(): void {
+  for (const { captureId, runnerPid } of waiting) {
+    if (!readersDone(captureId)) continue;
+    if (isStopped(runnerPid)) signal(runnerPid, 'SIGCONT');
+  }
+}
+
+function readersDone(captureId: number): boolean {
+  try {
+    return binding.readersDone(captureId);
+  } catch {
+    return false;
+  }
+}
+
+/** True when the process is stopped (state T, or t under a tracer). */
+export function isStopped(pid: number): boolean {
+  return /^[Tt]$/.test(procState(pid) ?? '');
+}
+
+/** True when the process has ended: a zombie not yet reaped, or no longer there at all. */
+export function hasEnded(pid: number): boolean {
+  const state = procState(pid);
+  return state === undefined || state === 'Z' || state === 'X';
+}
+
+/** The one-letter state from /proc/<pid>/stat (after the command name, which may hold spaces and parentheses). */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
+  }
+}
