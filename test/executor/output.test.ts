@@ -67,13 +67,14 @@ describe('tails and spill files', () => {
     }
   });
 
-  it('degrades to unavailable when the spill directory was deleted underneath', async () => {
+  it('makes the spill root again when it was deleted underneath', async () => {
     const local = new LocalExecutor({ cwd: work, threads: 1 });
     try {
       rmSync(local.spills.root, { recursive: true, force: true });
       const result = await run(local, 'head -c 200000 /dev/zero; echo ok >&2');
       expect(result.stdout.truncated).toBe(true);
-      expect(result.stdout.spillPath).toBeUndefined();
+      expect(result.stdout.spillPath?.startsWith(`${local.spills.root}/`)).toBe(true);
+      expect(statSync(result.stdout.spillPath!).size).toBe(200000);
       expect(result.stderr.text).toBe('ok\n');
     } finally {
       await local.close();
