@@ -22,9 +22,9 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   apt-get update -qq
 fi
 debs=$(mktemp -d)
-chmod 755 "$debs" # apt downloads as its own user
 trap 'rm -rf "$debs"' EXIT
-(cd "$debs" && apt-get download -qq "${PACKAGES[@]}")
+# As root into a private temp dir: apt's download user could not write there.
+(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "${PACKAGES[@]}")
 mkdir -p "$root"
 for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$root"; done
 # Debian's usr-merge: the loader's /lib path is a link into /usr/lib on an installed system.
