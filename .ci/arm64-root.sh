@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Unpacks Debian's arm64 C runtime and Node into a directory, the root qemu-aarch64 -L runs arm64 programs against.
+# Installs qemu-user first when it is missing.
 #
 # Usage: .ci/arm64-root.sh DIR
 # Why unpacked rather than installed: Debian's nodejs:arm64 cannot sit beside the host's nodejs (one package
@@ -8,6 +9,8 @@
 set -euo pipefail
 
 root=${1:?usage: arm64-root.sh DIR}
+# The emulator the arm64 programs run under.
+if ! command -v qemu-aarch64 >/dev/null; then apt-get install -y -qq --no-install-recommends qemu-user; fi
 if [ -x "$root/usr/bin/node" ] && [ -e "$root/lib/ld-linux-aarch64.so.1" ]; then exit 0; fi
 
 # nodejs:arm64 and what it links or loads at run time (arch-independent node-* modules Debian's Node imports).

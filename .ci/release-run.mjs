@@ -112,11 +112,35 @@ function loadAddon(target) {
   log(`  ran: node -e 'require("${addon}")' (loads, exports create and ringReadInto; commands need Linux)`);
 }
 
+/** No musl Node on a glibc host: musl's own dynamic linker loads the addon instead (musl-gcc from musl-tools). */
+function loadMuslAddon(target) {
+  const addon = join(artifacts, `${manifest.napi.binaryName}.${target.abi}.node`);
+  const checker = join(scratch, 'musl-dlopen');
+  try {
+    execFileSync('musl-gcc', ['-o', checker, join(root, '.ci', 'musl-dlopen.c')]);
+  } catch (error) {
+    log(`  addon: not loaded (no musl Node here, and musl-gcc failed for the dlopen check: ${error.message.split('\n')[0]})`);
+    return;
+  }
+  const out = execFileSync(checker, [addon], { encoding: 'utf8' });
+  log(`  ran: ${checker} ${addon}   (built with musl-gcc from .ci/musl-dlopen.c; no musl Node on this host)`);
+  log(`  addon: ${out.trim()}`);
+}
+
 let failed = false;
+let seen = 0;
 try {
   for (const target of targets) {
     const present = ['addon', 'runner'].some((k) => existsSync(join(artifacts, k === 'addon' ? `${manifest.napi.binaryName}.${target.abi}.node` : `shellring-runner.${target.abi}`)));
-    if (!present) continue;
+    if (!present) {
+      // A target asked for by name must have been built: CI downloads its artefacts and would otherwise pass empty.
+      if (args.target) {
+        failed = true;
+        log(`${target.abi}: FAILED: no artefacts in ${artifacts}`);
+      }
+      continue;
+    }
+    seen += 1;
     log(`${target.abi}:`);
     const prefix = launcher(target);
     if (prefix === null) {
@@ -129,7 +153,8 @@ try {
       // Under qemu the Node is Debian's arm64 one, a glibc build.
       const nodeLibc = prefix.length > 0 || !hostMusl ? 'gnu' : 'musl';
       if (target.platform !== 'linux') loadAddon(target);
-      else if (target.libc !== nodeLibc) log(`  addon: not run (no ${target.libc} Node on this host; the checks above are all it gets here)`);
+      else if (target.libc !== nodeLibc && target.libc === 'musl' && prefix.length === 0) loadMuslAddon(target);
+      else if (target.libc !== nodeLibc) log(`  addon: not run (no ${target.libc} Node on this host)`);
       else await runAddon(target, prefix);
     } catch (error) {
       failed = true;
@@ -139,4 +164,5 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-process.exit(failed ? 1 : 0);
+if (seen === 0) log(`no release artefacts in ${artifacts}: run \`npm run release:build\` first`);
+process.exit(failed || seen === 0 ? 1 : 0);
