@@ -2,42 +2,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumerEnv, hostPlatform } from './consumer.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
 const { binaryName, packageName } = manifest.napi as { binaryName: string; packageName: string };
-
-/** The napi platform name of this host, e.g. linux-x64-gnu. */
-function hostPlatform(): string {
-  const base = `${process.platform}-${process.arch}`;
-  if (process.platform !== 'linux') return base;
-  const header = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header;
-  return `${base}-${header.glibcVersionRuntime ? 'gnu' : 'musl'}`;
-}
-
-/**
- * The environment of a machine that installs the package but has no Rust: no cargo/rustc on PATH, none of the
- * npm_* settings of the `npm test` that runs this file (its prefix would send a nested install to the repository),
- * and no SHELLRING_* override that could point the loader at the repository's build.
- */
-function consumerEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(npm_|cargo|rustup|napi_rs_|shellring_)/i.test(key)) continue;
-    env[key] = value;
-  }
-  env.PATH = (process.env.PATH ?? '')
-    .split(delimiter)
-    .filter((dir) => dir !== '' && !['cargo', 'rustc', 'rustup'].some((tool) => existsSync(join(dir, tool))))
-    .join(delimiter);
-  env.npm_config_audit = 'false';
-  env.npm_config_fund = 'false';
-  env.npm_config_update_notifier = 'false';
-  return env;
-}
 
 function tarEntries(tarball: string): string[] {
   return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);

@@ -6,6 +6,7 @@ use std::os::fd::RawFd;
 use crate::error::Error;
 
 /// The pipe size asked for (capped by /proc/sys/fs/pipe-max-size).
+#[cfg(target_os = "linux")]
 const PIPE_SIZE: libc::c_int = 1024 * 1024;
 
 /// Creates a pipe: both ends close-on-exec (a child started by another thread must not inherit them; the
@@ -14,13 +15,10 @@ const PIPE_SIZE: libc::c_int = 1024 * 1024;
 /// # Errors
 /// The OS error of `pipe2`.
 pub fn pipe() -> Result<(RawFd, RawFd), Error> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two fds into the array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(Error::Io(std::io::Error::last_os_error().to_string()));
-    }
+    let fds = cloexec_pipe()?;
     // SAFETY: fcntl on fds we own; growing the pipe is best effort.
     unsafe {
+        #[cfg(target_os = "linux")]
         libc::fcntl(fds[0], libc::F_SETPIPE_SZ, PIPE_SIZE);
         libc::fcntl(
             fds[0],
@@ -29,4 +27,30 @@ pub fn pipe() -> Result<(RawFd, RawFd), Error> {
         );
     }
     Ok((fds[0], fds[1]))
+}
+
+#[cfg(target_os = "linux")]
+fn cloexec_pipe() -> Result<[RawFd; 2], Error> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two fds into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(Error::Io(std::io::Error::last_os_error().to_string()));
+    }
+    Ok(fds)
+}
+
+/// macOS has no pipe2: the flag is set right after. Commands run on Linux only, so no spawner races this there.
+#[cfg(not(target_os = "linux"))]
+fn cloexec_pipe() -> Result<[RawFd; 2], Error> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two fds into the array; fcntl on fds we own.
+    unsafe {
+        if libc::pipe(fds.as_mut_ptr()) != 0 {
+            return Err(Error::Io(std::io::Error::last_os_error().to_string()));
+        }
+        for fd in fds {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+    Ok(fds)
 }

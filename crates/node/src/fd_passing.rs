@@ -43,11 +43,12 @@ pub fn send_fds(socket: i32, fds: Vec<i32>) -> Result<i32> {
             message.msg_iov = &mut iov;
             message.msg_iovlen = 1;
             message.msg_control = control.as_mut_ptr().cast();
-            message.msg_controllen = space;
+            // `as _`: socklen_t on musl, size_t on glibc.
+            message.msg_controllen = space as _;
             let header = libc::CMSG_FIRSTHDR(&message);
             (*header).cmsg_level = libc::SOL_SOCKET;
             (*header).cmsg_type = libc::SCM_RIGHTS;
-            (*header).cmsg_len = len as usize;
+            (*header).cmsg_len = len as _;
             std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(header).cast::<i32>(), fds.len());
             libc::sendmsg(socket, &message, libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT)
         };

@@ -5,6 +5,8 @@
 //! The per-chunk calls (`write`, `ringAppend`, `ringReadInto`) are plain N-API callbacks in `fast`.
 
 mod fast;
+// The fork server it serves runs on Linux only; macOS has no SOCK_CLOEXEC or MSG_NOSIGNAL to build it with.
+#[cfg(target_os = "linux")]
 mod fd_passing;
 mod guard;
 mod host_process;

@@ -9,17 +9,11 @@ use seccompiler::{BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, Sec
 /// Calls that change file metadata. Without a read-only mount beneath them they must fail everywhere, the
 /// writable roots included: a filter cannot tell paths apart.
 const METADATA: &[i64] = &[
-    libc::SYS_chmod,
     libc::SYS_fchmod,
     libc::SYS_fchmodat,
     452, // fchmodat2
-    libc::SYS_chown,
     libc::SYS_fchown,
-    libc::SYS_lchown,
     libc::SYS_fchownat,
-    libc::SYS_utime,
-    libc::SYS_utimes,
-    libc::SYS_futimesat,
     libc::SYS_utimensat,
     libc::SYS_setxattr,
     libc::SYS_lsetxattr,
@@ -30,6 +24,20 @@ const METADATA: &[i64] = &[
     libc::SYS_fremovexattr,
     466, // removexattrat
 ];
+
+/// The path-based forms that predate the `*at` calls. Only the older ABIs have them: arm64 offers the `*at` forms
+/// alone, so there the list above already covers every way in.
+#[cfg(target_arch = "x86_64")]
+const LEGACY_METADATA: &[i64] = &[
+    libc::SYS_chmod,
+    libc::SYS_chown,
+    libc::SYS_lchown,
+    libc::SYS_utime,
+    libc::SYS_utimes,
+    libc::SYS_futimesat,
+];
+#[cfg(not(target_arch = "x86_64"))]
+const LEGACY_METADATA: &[i64] = &[];
 
 fn arch() -> Result<seccompiler::TargetArch, String> {
     std::env::consts::ARCH.try_into().map_err(|e| format!("seccomp: {e:?}"))
@@ -64,7 +72,7 @@ const SYSV_IPC: &[i64] = &[libc::SYS_shmget, libc::SYS_semget, libc::SYS_msgget,
 /// # Errors
 /// The compiler's message.
 pub fn fallback_filter() -> Result<BpfProgram, String> {
-    compile(METADATA.iter().chain(SYSV_IPC).map(|&nr| (nr, vec![])).collect(), libc::EPERM)
+    compile(METADATA.iter().chain(LEGACY_METADATA).chain(SYSV_IPC).map(|&nr| (nr, vec![])).collect(), libc::EPERM)
 }
 
 fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
