@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
@@ -53,6 +53,27 @@ describe('tails and spill files', () => {
     expect(Buffer.from(result.stdout.text, 'utf8').equals(last)).toBe(true);
     await executor.closeSession('spill');
     expect(existsSync(spill)).toBe(false);
+  });
+
+  it('back-fills the spill file with the bytes the tail held at the first overflow', async () => {
+    const flag = join(work, 'overflow-now');
+    // The first line is read on its own (the command waits until it is captured); only then does the stream overflow.
+    const handle = executor.start(
+      executor.resolve({
+        command: `printf 'first line\\n'; while [ ! -e ${flag} ]; do sleep 0.01; done; head -c 100000 /dev/zero`,
+        sessionId: 'backfill',
+      }),
+    );
+    await until(() => handle.stdout.read(0, 64).data.length === 11, 10_000, 'the first line captured');
+    writeFileSync(flag, '');
+    await handle.done;
+    const { stdout } = handle.streams();
+    const spilled = readFileSync(stdout.spillPath!);
+    expect(spilled.length).toBe(100_011);
+    expect(spilled.subarray(0, 11).toString()).toBe('first line\n');
+    expect(spilled.subarray(11).equals(Buffer.alloc(100_000))).toBe(true);
+    handle.release();
+    await executor.closeSession('backfill');
   });
 
   it('reports a stream past the spill cap as unavailable', async () => {

@@ -68,7 +68,7 @@ export const BUGS = [
     replace: '{ let _ = (a, b); file.write_all(data).is_ok() };',
     tests: [
       { cargo: ['-p', 'shellring-core', '--test', 'spill'] },
-      { vitest: 'test/executor/output.test.ts', name: 'keeps the last 64000 bytes' },
+      { vitest: 'test/executor/output.test.ts', name: 'back-fills the spill file' },
     ],
   },
   {
