@@ -87,13 +87,17 @@ export class Supervised {
 
     let started = await status.next();
     let runnerPid = 0;
+    // From the runner's first word: a command may stop its runner even before the runner reports the start.
+    let unwatch: (() => void) | undefined;
     if (started.type === 'runner') {
       this.#runnerPid = runnerPid = started.pid;
+      unwatch = watchStopped(captureId, runnerPid);
       if (this.#cause) this.#wake(undefined);
       started = await status.next();
     }
     clearTimeout(this.#stuckTimer);
     if (started.type !== 'started') {
+      unwatch?.();
       onSpawned(null);
       const failure =
         started.type === 'workdir'
@@ -112,7 +116,6 @@ export class Supervised {
 
     const timer =
       this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
-    const unwatch = runnerPid > 0 ? watchStopped(captureId, runnerPid) : undefined;
     const ended: RunnerEvent = await status.next();
     unwatch?.();
     this.#bashEnded = true;

@@ -364,16 +364,32 @@ describe.each([
       backend.free(id);
     });
 
-    it('turns unavailable when the directory and its parent are removed underneath, and the call succeeds', () => {
-      const spillDir = path.join(dir, 'root', 'session');
+    it('makes the directory and its parent (the runtime\'s root) again when both are removed underneath', () => {
+      const spillDir = path.join(dir, `root-${kind}`, 'session');
+      fs.mkdirSync(spillDir, { recursive: true });
+      const id = backend.create({ stdoutCap: 2, spillDir, spillName: 'remade' });
+      backend.write(id, 0, t('ab'));
+      fs.rmSync(path.join(dir, `root-${kind}`), { recursive: true });
+      backend.write(id, 0, t('cd'));
+      backend.finish(id);
+      const info = backend.info(id, 0);
+      expect(info).toEqual({ total: 4, retained: 2, truncated: true, spill: 'complete', spillPath: path.join(spillDir, 'remade.stdout.log') });
+      expect(fs.readFileSync(info.spillPath!, 'utf8')).toBe('abcd');
+      expect(fs.statSync(path.join(dir, `root-${kind}`)).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(spillDir).mode & 0o777).toBe(0o700);
+      backend.free(id);
+    });
+
+    it('turns unavailable when the directory, its parent and the one above are removed underneath, and the call succeeds', () => {
+      const spillDir = path.join(dir, 'top', 'root', 'session');
       fs.mkdirSync(spillDir, { recursive: true });
       const id = backend.create({ stdoutCap: 2, spillDir });
       backend.write(id, 0, t('ab'));
-      fs.rmSync(path.join(dir, 'root'), { recursive: true });
+      fs.rmSync(path.join(dir, 'top'), { recursive: true });
       expect(() => backend.write(id, 0, t('cd'))).not.toThrow();
       expect(backend.info(id, 0)).toEqual({ total: 4, retained: 2, truncated: true, spill: 'unavailable' });
       expect(backend.tail(id, 0)).toEqual(t('cd'));
-      expect(fs.existsSync(path.join(dir, 'root'))).toBe(false);
+      expect(fs.existsSync(path.join(dir, 'top'))).toBe(false);
       backend.finish(id);
       backend.free(id);
     });

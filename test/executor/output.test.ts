@@ -6,6 +6,7 @@ import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
+import { spillUnavailable } from '../../src/contract/index.js';
 import { processesWith } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
@@ -88,14 +89,15 @@ describe('tails and spill files', () => {
     }
   });
 
-  it('makes the spill root again when it was deleted underneath', async () => {
-    const local = new LocalExecutor({ cwd: work, threads: 1 });
+  it('degrades to unavailable, saying why, when no spill directory can be made (the root and its parent deleted)', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'shellring-gone-'));
+    const local = new LocalExecutor({ cwd: work, threads: 1, spillRoot: parent });
     try {
-      rmSync(local.spills.root, { recursive: true, force: true });
+      rmSync(parent, { recursive: true, force: true });
       const result = await run(local, 'head -c 200000 /dev/zero; echo ok >&2');
       expect(result.stdout.truncated).toBe(true);
-      expect(result.stdout.spillPath?.startsWith(`${local.spills.root}/`)).toBe(true);
-      expect(statSync(result.stdout.spillPath!).size).toBe(200000);
+      expect(result.stdout.spillPath).toBeUndefined();
+      expect(result.stdout.spillUnavailable).toBe(spillUnavailable.noDirectory(`ENOENT: no such file or directory, mkdir '${local.spills.root}'`));
       expect(result.stderr.text).toBe('ok\n');
     } finally {
       await local.close();
@@ -112,6 +114,7 @@ describe('tails and spill files', () => {
       expect(result.exitCode).toBe(0);
       expect(result.stdout.truncated).toBe(true);
       expect(result.stdout.spillPath).toBeUndefined();
+      expect(result.stdout.spillUnavailable).toBe(spillUnavailable.failed);
     } finally {
       await local.close();
       execFileSync('umount', [mount]);

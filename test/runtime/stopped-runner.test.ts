@@ -36,8 +36,9 @@ describe('a runner stopped by its command', () => {
     const runtime = await open();
     const session = runtime.session({ id: 'stops-runner-kill', cwd: work });
     const pidFile = join(work, 'bash.pid');
-    // A descendant keeps the output pipes open (so their end brings no wake) while bash itself exits 0.
-    const id = await background(session, `echo $$ > ${pidFile}; (sleep 60 &); kill -STOP $PPID; exit 0`);
+    // A descendant keeps the output pipes open (so their end brings no wake) while bash itself exits 0, past the
+    // first seconds in which an ended child wakes the runner too: only the kill finds it so.
+    const id = await background(session, `echo $$ > ${pidFile}; (sleep 60 &); sleep 6; kill -STOP $PPID; exit 0`);
     // bash a zombie under its stopped runner: the state in which the kill must be judged truthfully.
     let pid = 0;
     await until(() => {

@@ -80,7 +80,10 @@ describe('goldens produced by real commands', () => {
   it('truncated stdout whose spill is unavailable', async () => {
     const s = tiny.session({ id: 'golden-tiny', cwd: work });
     const result = await bash(s, "printf 'head\\ntail'");
-    expect(text(result)).toBe(golden('truncated stdout whose spill is unavailable'));
+    // The golden of the contract, and the line under it that says why (a 0-byte spill cap here).
+    expect(text(result)).toBe(
+      `${golden('truncated stdout whose spill is unavailable')}\n[spill unavailable: the stream passed 0 bytes, the most one spill file may hold (maxSpillBytes)]`,
+    );
     expect(result.structuredContent).toMatchObject({ stdout: { text: 'tail', truncated: true } });
     expect((result.structuredContent!.stdout as { spillPath?: string }).spillPath).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 // The per-stream spill file: created lazily at the first overflow, holding the whole stream, never throwing.
 import * as fs from 'node:fs';
+import { dirname } from 'node:path';
 import type { SpillState } from '../types.js';
 
 /**
@@ -147,10 +148,22 @@ function openMakingDir(dir: string, path: string): number {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     try {
-      fs.mkdirSync(dir, { mode: 0o700 });
-    } catch (made) {
-      if ((made as NodeJS.ErrnoException).code !== 'EEXIST') throw made;
+      makeDir(dir);
+    } catch (missing) {
+      // The runtime's root above the directory is gone too: made again, but never more than those two levels.
+      if ((missing as NodeJS.ErrnoException).code !== 'ENOENT') throw missing;
+      makeDir(dirname(dir));
+      makeDir(dir);
     }
     return fs.openSync(path, CREATE_FLAGS, CREATE_MODE);
+  }
+}
+
+/** One private directory; one that exists already is fine. */
+function makeDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (made) {
+    if ((made as NodeJS.ErrnoException).code !== 'EEXIST') throw made;
   }
 }
