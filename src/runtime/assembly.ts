@@ -35,11 +35,12 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
 
 /**
  * The sandbox over `executor`. The runtime's own state (spill files, DSH_HOME) may never be a workspace root, and
- * every session's spill files are hidden from confined commands.
+ * every session's spill files are hidden from confined commands, but for the command's own session's (read-only).
  */
 export function assembleSandbox(config: SandboxConfigInput, executor: LocalExecutor, dshHome: string): Sandbox {
   const spills = executor.spills.root;
-  return new Sandbox(parseConfig(sandboxConfigSchema, config, 'sandbox config'), executor.runnerPath, [spills, dshHome], [spills]);
+  const parsed = parseConfig(sandboxConfigSchema, config, 'sandbox config');
+  return new Sandbox(parsed, executor.runnerPath, [spills, dshHome], [spills], (sessionId) => executor.spills.dirFor(sessionId));
 }
 
 /** The job registry over the executor's capture backend, which holds every job's output. */

@@ -7,6 +7,7 @@ import { executorErrors } from '../contract/index.js';
 import type { SandboxSpec } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
+import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { ShellringError } from '../errors.js';
 
 export interface SandboxConfig {
@@ -19,6 +20,12 @@ export interface SandboxConfig {
   allowUnixSockets: boolean;
   /** The bubblewrap executable, for backend 'bubblewrap'. */
   bwrapPath: string;
+  /** What confined commands may read (default 'session'): see the config schema. */
+  read?: 'session' | 'host';
+  /** Read-only paths of the session view. */
+  readAllow?: readonly string[];
+  /** Paths never readable (default DEFAULT_READ_DENY): absolute, or `~/` under every home; `*` in the last part. */
+  readDeny?: readonly string[];
 }
 
 /** One call's confinement: the runner flags, extra environment, and the canonical workspace root. */
@@ -35,20 +42,29 @@ export class Sandbox {
   readonly #runner: string;
   readonly #protected: string[];
   readonly #hidden: string[];
+  readonly #spillDirFor: (sessionId: string | undefined) => string | undefined;
   readonly #sessionModes = new Map<string, SandboxMode>();
   readonly #tmpDirs = new Map<string, string>();
   #tmpRoot: string | undefined;
 
   /**
    * `protectedPaths` hold the runtime's own state: no workspace may contain them. `hiddenPaths` (the spill
-   * directories of every session) are more: a confined command sees them empty.
+   * directories of every session) are more: a confined command sees them empty, but for its own session's spill
+   * directory (`spillDirFor`), shown read-only so the paths in its results open.
    */
-  constructor(config: SandboxConfig, runnerPath: string, protectedPaths: string[], hiddenPaths: string[] = []) {
+  constructor(
+    config: SandboxConfig,
+    runnerPath: string,
+    protectedPaths: string[],
+    hiddenPaths: string[] = [],
+    spillDirFor: (sessionId: string | undefined) => string | undefined = () => undefined,
+  ) {
     this.#config = config;
     this.defaultMode = config.mode;
     this.#runner = runnerPath;
     this.#protected = protectedPaths;
     this.#hidden = hiddenPaths;
+    this.#spillDirFor = spillDirFor;
   }
 
   /** Escalation targets are always the two wider modes; strict widening is checked per call. */
@@ -87,7 +103,28 @@ export class Sandbox {
       args.push('--rw', root, '--rw', tmp);
       env.TMPDIR = tmp;
     }
+    args.push(...this.#readArgs(mode, root, sessionId));
     return { policy: { mode, runnerArgs: args }, env, root };
+  }
+
+  /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */
+  #readArgs(mode: SandboxMode, root: string, sessionId: string | undefined): string[] {
+    const session = (this.#config.read ?? 'session') === 'session';
+    const homeDirs = homes();
+    const shown: string[] = [];
+    const spill = this.#spillDirFor(sessionId);
+    if (spill) shown.push(spill);
+    if (session) {
+      // A read-only command's workspace is its working directory (the whole filesystem is never one).
+      if (mode === 'read-only' && root !== sep) shown.push(root);
+      shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs));
+      const resolver = resolverTarget();
+      if (resolver) shown.push(resolver);
+    }
+    const args = session ? ['--view', 'session'] : [];
+    for (const path of shown) args.push('--ro', path);
+    for (const path of expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, homeDirs)) args.push('--deny', path);
+    return args;
   }
 
   /** Removes the session's temp directory off the event loop (a command may have left large files there). */
