@@ -117,7 +117,9 @@ export class Sandbox {
     if (session) {
       // A read-only command's workspace is its working directory (the whole filesystem is never one).
       if (mode === 'read-only' && root !== sep) shown.push(root);
-      shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs));
+      // A toolchain directory never brings the runtime's own state (DSH_HOME, spill files) into view.
+      const clear = (dir: string) => !this.#protected.some((p) => p === dir || p.startsWith(dir + sep) || dir.startsWith(p + sep));
+      shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs).filter(clear));
       const resolver = resolverTarget();
       if (resolver) shown.push(resolver);
     }
