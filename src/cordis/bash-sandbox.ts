@@ -20,9 +20,10 @@ export const Config: Schema<Config> = Schema.intersect([
 ]) as Schema<Config>;
 
 export function apply(ctx: Context, config: Config): void {
-  const { mode, backend, network, allowUnixSockets, bwrapPath, ...executorConfig } = config;
+  const { mode, backend, network, allowUnixSockets, bwrapPath, read, readAllow, readDeny, ...executorConfig } = config;
   const executor = assembleExecutor(executorConfig);
-  const sandbox = assembleSandbox({ mode, backend, network, allowUnixSockets, bwrapPath }, executor, resolveDshHome());
+  const sandboxConfig = { mode, backend, network, allowUnixSockets, bwrapPath, read, readAllow, readDeny };
+  const sandbox = assembleSandbox(sandboxConfig, executor, resolveDshHome());
   ctx.set('shell', executor);
   ctx.set('sandboxPolicy', sandbox);
   closeOnDispose(ctx, async () => {

@@ -1,6 +1,7 @@
 // A started command as callers see it: live status, exit facts, observer readers, and a `done` that never rejects.
 import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.js';
-import type { KillCause } from './protocol.js';
+import { executorErrors } from '../contract/index.js';
+import { RUNNER_UNAVAILABLE, type KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult, type SpillContext } from './stream-result.js';
 import type {
@@ -178,6 +179,10 @@ export class StartedCommand implements ProcessHandle {
       // The worker is gone; its runner lost the lifeline and killed the command, so the pipes end soon.
       this.#capture.finish(this.captureId);
       return this.#fail(`the supervisor worker stopped while running the command: ${result.error}`);
+    }
+    // A read policy this host cannot enforce: the same refusal as when no backend works at all.
+    if (result.runnerFailed && this.#sandbox && result.error.startsWith(RUNNER_UNAVAILABLE)) {
+      return this.#fail(executorErrors.sandboxUnavailable(this.#sandbox.mode), true);
     }
     return this.#fail(result.error, result.runnerFailed);
   }

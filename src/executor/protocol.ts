@@ -1,6 +1,9 @@
 // The plain-data messages between the main thread and the supervisor workers (nothing here survives as a class).
 import type { MessagePort } from 'node:worker_threads';
 
+/** How the runner's error starts when the sandbox it was asked for cannot be made here (see the runner's spawn.rs). */
+export const RUNNER_UNAVAILABLE = 'sandbox unavailable: ';
+
 export type KillCause = 'timeout' | 'abort' | 'kill';
 
 export interface SupervisorTask {

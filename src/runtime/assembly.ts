@@ -44,12 +44,14 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
 /**
  * The sandbox over `executor`. No workspace root may contain the runtime's own state (spill files, DSH_HOME) or its
  * own code (the runner and addon, the package, the node executable): a confined command could replace what the next
- * runtime runs unconfined. Every session's spill files are hidden from confined commands.
+ * runtime runs unconfined. Every session's spill files are hidden from confined commands, but for the command's
+ * own session's (read-only).
  */
 export function assembleSandbox(config: SandboxConfigInput, executor: LocalExecutor, dshHome: string): Sandbox {
   const spills = executor.spills.root;
   const own = [spills, dshHome, dirname(executor.runnerPath), packageRoot(), dirname(process.execPath)].map(canonical);
-  return new Sandbox(parseConfig(sandboxConfigSchema, config, 'sandbox config'), executor.runnerPath, own, [spills]);
+  const parsed = parseConfig(sandboxConfigSchema, config, 'sandbox config');
+  return new Sandbox(parsed, executor.runnerPath, own, [spills], (sessionId) => executor.spills.dirFor(sessionId));
 }
 
 /** The job registry over the executor's capture backend, which holds every job's output. */

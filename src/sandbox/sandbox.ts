@@ -1,6 +1,5 @@
 // The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, runner flags.
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { executorErrors } from '../contract/index.js';
@@ -9,7 +8,14 @@ import type { SandboxSpec } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical } from './workspace.js';
+import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { ShellringError } from '../errors.js';
+
+/** A session's spill directory, and a promise of why it could not be made (undefined once it exists). */
+export interface SpillPlace {
+  dir: string;
+  made: Promise<string | undefined>;
+}
 
 export interface SandboxConfig {
   /** The deployment's standing mode. */
@@ -21,6 +27,12 @@ export interface SandboxConfig {
   allowUnixSockets: boolean;
   /** The bubblewrap executable, for backend 'bubblewrap'. */
   bwrapPath: string;
+  /** What confined commands may read (default 'session'): see the config schema. */
+  read?: 'session' | 'host';
+  /** Read-only paths of the session view. */
+  readAllow?: readonly string[];
+  /** Paths never readable (default DEFAULT_READ_DENY): absolute, or `~/` under every home; `*` in the last part. */
+  readDeny?: readonly string[];
 }
 
 /** One call's confinement: the runner flags, extra environment, and the canonical workspace root. */
@@ -37,9 +49,10 @@ export class Sandbox {
   readonly #runner: string;
   readonly #protected: string[];
   readonly #hidden: string[];
+  readonly #spillDirFor: (sessionId: string | undefined) => SpillPlace | undefined;
   readonly #sessionModes = new Map<string, SandboxMode>();
-  readonly #tmpDirs = new Map<string, string>();
-  #tmpRoot: string | undefined;
+  readonly #tmpDirs = new Map<string, Promise<string>>();
+  #tmpRoot: Promise<string> | undefined;
   /** The fd holding the temp root's lock marker: a root nobody holds belongs to a runtime that died. */
   #tmpLock: number | undefined;
   /** The removal of dead runtimes' temp roots, running off the event loop from construction on. */
@@ -47,14 +60,22 @@ export class Sandbox {
 
   /**
    * `protectedPaths` hold the runtime's own state and code: no workspace may contain them. `hiddenPaths` (the spill
-   * directories of every session) are more: a confined command sees them empty.
+   * directories of every session) are more: a confined command sees them empty, but for its own session's spill
+   * directory (`spillDirFor`), shown read-only so the paths in its results open.
    */
-  constructor(config: SandboxConfig, runnerPath: string, protectedPaths: string[], hiddenPaths: string[] = []) {
+  constructor(
+    config: SandboxConfig,
+    runnerPath: string,
+    protectedPaths: string[],
+    hiddenPaths: string[] = [],
+    spillDirFor: (sessionId: string | undefined) => SpillPlace | undefined = () => undefined,
+  ) {
     this.#config = config;
     this.defaultMode = config.mode;
     this.#runner = runnerPath;
     this.#protected = protectedPaths;
     this.#hidden = hiddenPaths;
+    this.#spillDirFor = spillDirFor;
     // A SIGKILLed runtime never removes its temp root; the next one does, on a libuv thread (it may hold much).
     this.#reclaimed = loadBinding()
       .reclaimRootsInBackground(tmpdir())
@@ -93,28 +114,55 @@ export class Sandbox {
     const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];
     if (network === 'deny') args.push('--deny-network', ...(allowUnixSockets ? ['--allow-unix-sockets'] : []));
     // Other sessions' spill files and temporary directories: empty in this command's view.
-    for (const path of [...this.#hidden, this.#tmpRootDir()]) args.push('--hide', path);
+    for (const path of [...this.#hidden, await this.#tmpRootDir()]) args.push('--hide', path);
     const env: Record<string, string> = {};
     if (mode === 'workspace-write') {
       this.#checkRoot(root);
-      const tmp = this.#tmpFor(sessionId);
+      const tmp = await this.#tmpFor(sessionId);
       args.push('--rw', root, '--rw', tmp);
       env.TMPDIR = tmp;
     }
+    // Its own spill directory is shown once it exists (a bind needs it), unless it could not be made.
+    const spill = this.#spillDirFor(sessionId);
+    const spillDir = spill && (await spill.made) === undefined ? spill.dir : undefined;
+    args.push(...this.#readArgs(mode, root, spillDir));
     return { policy: { mode, runnerArgs: args }, env, root };
+  }
+
+  /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */
+  #readArgs(mode: SandboxMode, root: string, spill: string | undefined): string[] {
+    const session = (this.#config.read ?? 'session') === 'session';
+    const homeDirs = homes();
+    const shown: string[] = [];
+    if (spill) shown.push(spill);
+    if (session) {
+      // A read-only command's workspace is its working directory (the whole filesystem is never one).
+      if (mode === 'read-only' && root !== sep) shown.push(root);
+      // A toolchain directory never brings the runtime's own state (DSH_HOME, spill files) into view.
+      const clear = (dir: string) => !this.#protected.some((p) => p === dir || p.startsWith(dir + sep) || dir.startsWith(p + sep));
+      shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs).filter(clear));
+      const resolver = resolverTarget();
+      if (resolver) shown.push(resolver);
+    }
+    const args = session ? ['--view', 'session'] : [];
+    for (const path of shown) args.push('--ro', path);
+    for (const path of expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, homeDirs)) args.push('--deny', path);
+    return args;
   }
 
   /** Removes the session's temp directory off the event loop (a command may have left large files there). */
   async closeSession(sessionId: string): Promise<void> {
     this.#sessionModes.delete(sessionId);
-    const dir = this.#tmpDirs.get(sessionId);
+    const made = this.#tmpDirs.get(sessionId);
     this.#tmpDirs.delete(sessionId);
+    const dir = await made?.catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true });
   }
 
   async close(): Promise<void> {
     await this.#reclaimed;
-    if (this.#tmpRoot) await rm(this.#tmpRoot, { recursive: true, force: true });
+    const root = await this.#tmpRoot?.catch(() => undefined);
+    if (root) await rm(root, { recursive: true, force: true });
     if (this.#tmpLock !== undefined) loadBinding().closeFd(this.#tmpLock);
     this.#tmpLock = undefined;
   }
@@ -132,21 +180,25 @@ export class Sandbox {
   }
 
   /** The parent of every session's temporary directory (created once, 0700, locked while this runtime lives). */
-  #tmpRootDir(): string {
-    if (this.#tmpRoot === undefined) {
-      this.#tmpRoot = mkdtempSync(join(tmpdir(), 'shellring-tmp-'));
-      this.#tmpLock = loadBinding().lockSpillRoot(this.#tmpRoot);
-    }
+  #tmpRootDir(): Promise<string> {
+    this.#tmpRoot ??= mkdtemp(join(tmpdir(), 'shellring-tmp-')).then((root) => {
+      this.#tmpLock = loadBinding().lockSpillRoot(root);
+      return root;
+    });
     return this.#tmpRoot;
   }
 
   /** A private, per-session temporary directory, never shared with the runtime's own state. */
-  #tmpFor(sessionId: string | undefined): string {
+  #tmpFor(sessionId: string | undefined): Promise<string> {
     const key = sessionId ?? '';
     let dir = this.#tmpDirs.get(key);
     if (!dir) {
-      dir = join(this.#tmpRootDir(), `session-${this.#tmpDirs.size + 1}`);
-      mkdirSync(dir, { mode: 0o700 });
+      const name = `session-${this.#tmpDirs.size + 1}`;
+      dir = this.#tmpRootDir().then(async (root) => {
+        const path = join(root, name);
+        await mkdir(path, { mode: 0o700 });
+        return path;
+      });
       this.#tmpDirs.set(key, dir);
     }
     return dir;

@@ -13,8 +13,10 @@ mkdirSync(side, { recursive: true });
 
 const approvals = [];
 let answer = 'allowed-once';
+// The host read policy: these scenarios write (and list) outside the workspace, which the session view would hide
+// altogether; what they test is that the writes are refused there (reads.mjs tests the session view).
 const runtime = await createRuntime({
-  sandbox: { mode: 'read-only', backend },
+  sandbox: { mode: 'read-only', backend, read: 'host' },
   approval: {
     request: async (request) => {
       approvals.push(request.reason);

@@ -43,7 +43,8 @@ const client = (path, tag) =>
 const own = `${node} -e "const net = require('net'); const p = 'own.sock'; const srv = net.createServer((c) => c.end('own-ok')); srv.on('error', (e) => { console.log(e.code); process.exit(1); }); srv.listen(p, () => net.connect(p).on('data', (d) => { console.log(String(d)); srv.close(); }))"; rm -f own.sock`;
 
 async function probe(allowUnixSockets, mode) {
-  const runtime = await createRuntime({ sandbox: { mode, backend, network: 'deny', allowUnixSockets } });
+  // The host's socket lies outside the workspace: readAllow shows it in the session view.
+  const runtime = await createRuntime({ sandbox: { mode, backend, network: 'deny', allowUnixSockets, readAllow: [side] } });
   const session = runtime.session({ id: `unix-${mode}`, cwd: ws });
   const tag = `${mode}-${allowUnixSockets ? 'allowed' : 'denied'}`;
   const commands = {

@@ -1,12 +1,18 @@
-//! Landlock through the Landlock maintainers' `landlock` crate: a ruleset that allows reads everywhere and writes
-//! only beneath the granted paths (plus TCP and scoping limits where the kernel's ABI has them).
+//! Landlock through the Landlock maintainers' `landlock` crate: a ruleset that allows reads everywhere (host view)
+//! or only in the session view, and writes only beneath the granted paths (plus TCP and scoping limits where the
+//! kernel's ABI has them).
 
 use std::cell::Cell;
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::Path;
 
 use landlock::{
     Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset as Rules, RulesetAttr,
-    RulesetCreated, RulesetCreatedAttr, Scope, ABI,
+    RulesetCreatedAttr, Scope, ABI,
 };
+
+use crate::view;
 
 /// The newest ABI whose rights this policy uses: file rights through ioctl on devices (5), TCP (4), scoping (6).
 /// Older kernels get the subset they know (best effort); `enforcement` says what that leaves out.
@@ -41,11 +47,26 @@ const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev
 pub struct Policy {
     pub writable: Vec<String>,
     pub deny_network: bool,
+    /// Reads confined to the session view: the system, the emptied places and these paths (else reads anywhere).
+    pub session: Option<Vec<String>>,
 }
 
 /// Prepared before fork (allocation is not safe after it): the created ruleset, ready to enforce once.
 pub struct Ruleset {
-    created: Cell<Option<RulesetCreated>>,
+    fd: Cell<Option<OwnedFd>>,
+    /// Made readable in the child, once its namespace exists: the empty tmpfs over each emptied place and the pid
+    /// namespace's /proc are new mounts, and a rule on the directory beneath them does not reach across.
+    late: Vec<CString>,
+}
+
+/// Landlock's read rights of ABI 1 (execute, read file, read directory): handled by every ruleset we build.
+const READ_BITS: u64 = 1 | 4 | 8;
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
 }
 
 impl Ruleset {
@@ -64,9 +85,23 @@ impl Ruleset {
         }
         rules = rules.scope(Scope::AbstractUnixSocket | Scope::Signal).map_err(fail)?;
         let mut created = rules.create().map_err(fail)?;
-        created = created.add_rule(PathBeneath::new(open("/")?, AccessFs::from_read(TARGET))).map_err(fail)?;
+        let read = AccessFs::from_read(TARGET);
+        match &policy.session {
+            None => created = created.add_rule(PathBeneath::new(open("/")?, read)).map_err(fail)?,
+            Some(readable) => {
+                // A rule holds for the inode it names and what lies beneath, across mounts: the empty tmpfs over an
+                // emptied place and the fresh /proc of the pid namespace are reached through these very directories.
+                let shown = view::existing(view::SYSTEM).chain(view::existing(view::EMPTIED)).chain(["/sys", "/proc"]);
+                let own = readable.iter().map(String::as_str).filter(|p| Path::new(p).exists());
+                for path in shown.chain(own).chain(view::existing(view::DEVICES)) {
+                    created = created.add_rule(PathBeneath::new(open(path)?, read)).map_err(fail)?;
+                }
+                // Listing /dev names devices; reading one needs a rule of its own.
+                created = created.add_rule(PathBeneath::new(open("/dev")?, AccessFs::ReadDir)).map_err(fail)?;
+            }
+        }
         for device in WRITABLE_DEVICES {
-            if std::path::Path::new(device).exists() {
+            if Path::new(device).exists() {
                 let rights = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
                 created = created.add_rule(PathBeneath::new(open(device)?, rights)).map_err(fail)?;
             }
@@ -74,17 +109,54 @@ impl Ruleset {
         for path in &policy.writable {
             created = created.add_rule(PathBeneath::new(open(path)?, AccessFs::from_all(TARGET))).map_err(fail)?;
         }
-        // no_new_privs is set by the capability drop that runs first.
-        Ok(Ruleset { created: Cell::new(Some(created.no_new_privs(false))) })
+        let fd: Option<OwnedFd> = created.into();
+        let fd = fd.ok_or("landlock: not supported by this kernel")?;
+        let late = match &policy.session {
+            None => Vec::new(),
+            Some(_) => view::existing(view::EMPTIED).chain(["/proc"]).map(|p| CString::new(p).expect("no NUL")).collect(),
+        };
+        Ok(Ruleset { fd: Cell::new(Some(fd)), late })
     }
 
-    /// Enforces the ruleset on the calling thread and its future children, once. Between fork and exec: one
-    /// system call, no allocation. Returns 0 or an errno.
+    /// Adds the read rules of the mounts the child made (see `late`). Between fork and exec; returns 0 or an errno.
+    pub fn add_late_rules(&self) -> i32 {
+        let Some(ruleset) = self.fd.take() else { return libc::EALREADY };
+        let mut errno = 0;
+        for path in &self.late {
+            // SAFETY: open with O_PATH of a C string; the descriptor is closed below.
+            let dir = unsafe { libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+            if dir < 0 {
+                errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
+                break;
+            }
+            let attr = PathBeneathAttr { allowed_access: READ_BITS, parent_fd: dir };
+            // SAFETY: a valid ruleset descriptor and an attribute that lives across the call.
+            let r = unsafe {
+                libc::syscall(libc::SYS_landlock_add_rule, ruleset.as_raw_fd(), LANDLOCK_RULE_PATH_BENEATH, &attr as *const PathBeneathAttr, 0u32)
+            };
+            if r != 0 {
+                errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
+            }
+            // SAFETY: our own descriptor.
+            unsafe { libc::close(dir) };
+            if errno != 0 {
+                break;
+            }
+        }
+        self.fd.set(Some(ruleset));
+        errno
+    }
+
+    /// Enforces the ruleset on the calling thread and its future children, once (no_new_privs is set by the
+    /// capability drop that runs first). Between fork and exec: one system call, no allocation. Returns 0 or an
+    /// errno.
     pub fn restrict_self(&self) -> i32 {
-        let Some(created) = self.created.take() else { return libc::EALREADY };
-        match created.restrict_self() {
-            Ok(_) => 0,
-            Err(_) => std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM),
+        let Some(ruleset) = self.fd.take() else { return libc::EALREADY };
+        // SAFETY: a valid ruleset descriptor and no flags.
+        if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) } == 0 {
+            0
+        } else {
+            std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM)
         }
     }
 }
@@ -110,14 +182,14 @@ mod tests {
         let abi = abi();
         if abi < 1 {
             // A kernel without Landlock: build refuses (the host then fails closed); nothing else to check.
-            assert!(Ruleset::build(abi, &Policy { writable: vec![], deny_network: false }).is_err());
+            assert!(Ruleset::build(abi, &Policy { writable: vec![], deny_network: false, session: None }).is_err());
             return;
         }
         let base = std::env::temp_dir().join(format!("shellring-landlock-{}", std::process::id()));
         let (inside, outside) = (base.join("in"), base.join("out"));
         std::fs::create_dir_all(&inside).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
-        let policy = Policy { writable: vec![inside.to_string_lossy().into_owned()], deny_network: false };
+        let policy = Policy { writable: vec![inside.to_string_lossy().into_owned()], deny_network: false, session: None };
         let ruleset = Ruleset::build(abi, &policy).unwrap();
         let (a, b) = (
             std::ffi::CString::new(inside.join("f").to_string_lossy().as_bytes()).unwrap(),

@@ -3,10 +3,12 @@
 
 pub mod caps;
 pub mod fds;
+pub mod keyring;
 pub mod limits;
 pub mod mount_ns;
 pub mod seccomp;
 pub mod landlock;
+pub mod pid_ns;
 pub mod plan;
 pub mod probe;
 pub mod proc_tree;
@@ -17,3 +19,4 @@ pub mod spawn;
 pub mod status;
 pub mod supervise;
 pub mod title;
+pub mod view;

@@ -30,6 +30,22 @@ pub struct Plan {
     pub nproc: Option<u64>,
     /// How the Landlock backend guards metadata: a mount namespace, else seccomp (`Auto`), or seccomp only.
     pub isolation: Isolation,
+    /// What a confined command may read: the host's files, or the session view (see `view`).
+    pub view: View,
+    /// Paths shown read-only: in the session view its only data; in both views bound back below a hidden directory.
+    pub readable: Vec<String>,
+    /// Paths whose content a confined command never sees (a file reads empty, a directory is empty).
+    pub denied: Vec<String>,
+}
+
+/// The read policy of a confined command.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
+pub enum View {
+    /// The host's files, minus the denied and hidden paths.
+    #[default]
+    Host,
+    /// The operating system read-only, the readable and writable paths, and nothing else that holds data.
+    Session,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
@@ -48,7 +64,7 @@ pub enum Invocation {
     ExecLimited { nproc: u64, argv: Vec<String> },
 }
 
-pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n(fd 3 must be the status socket when running a command)";
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--view host|session] [--ro PATH]... [--deny PATH]... [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n(fd 3 must be the status socket when running a command)";
 
 /// # Errors
 /// A message naming the bad argument.
@@ -62,6 +78,9 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let mut cgroup_limits = Vec::new();
     let mut nproc = None;
     let mut isolation = Isolation::Auto;
+    let mut view = View::Host;
+    let mut readable = Vec::new();
+    let mut denied = Vec::new();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
@@ -85,6 +104,15 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--deny-network" => deny_network = true,
             "--allow-unix-sockets" => allow_unix_sockets = true,
             "--hide" => hidden.push(value(&mut iter, arg)?),
+            "--ro" => readable.push(value(&mut iter, arg)?),
+            "--deny" => denied.push(value(&mut iter, arg)?),
+            "--view" => {
+                view = match value(&mut iter, arg)?.as_str() {
+                    "host" => View::Host,
+                    "session" => View::Session,
+                    other => return Err(format!("--view: expected host or session, got {other:?}")),
+                }
+            }
             "--cgroup" => cgroups.push(value(&mut iter, arg)?),
             "--cgroup-limit" => {
                 let limit = value(&mut iter, arg)?;
@@ -112,7 +140,24 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                 if allow_unix_sockets && !deny_network {
                     return Err("--allow-unix-sockets applies only with --deny-network".into());
                 }
-                let plan = Plan { command, backend, writable, deny_network, allow_unix_sockets, hidden, cgroups, cgroup_limits, nproc, isolation };
+                if view == View::Session && matches!(backend, Backend::None) {
+                    return Err("--view session needs a sandbox backend".into());
+                }
+                let plan = Plan {
+                    command,
+                    backend,
+                    writable,
+                    deny_network,
+                    allow_unix_sockets,
+                    hidden,
+                    cgroups,
+                    cgroup_limits,
+                    nproc,
+                    isolation,
+                    view,
+                    readable,
+                    denied,
+                };
                 return Ok(Invocation::Run(plan));
             }
             other => return Err(format!("unknown argument {other:?}")),
@@ -150,6 +195,17 @@ mod tests {
         assert_eq!(plan.nproc, Some(40));
         assert_eq!(plan.isolation, Isolation::Seccomp);
         assert_eq!(run(&["-c", "x"]).isolation, Isolation::Auto);
+    }
+
+    #[test]
+    fn read_policy() {
+        let plan = run(&["--bwrap", "bwrap", "--view", "session", "--ro", "/a", "--ro", "/b", "--deny", "/etc/shadow", "-c", "x"]);
+        assert_eq!(plan.view, View::Session);
+        assert_eq!(plan.readable, ["/a", "/b"]);
+        assert_eq!(plan.denied, ["/etc/shadow"]);
+        assert_eq!(run(&["--landlock", "-c", "x"]).view, View::Host);
+        assert_eq!(parse(&args(&["--view", "session", "-c", "x"])).err().as_deref(), Some("--view session needs a sandbox backend"));
+        assert_eq!(parse(&args(&["--view", "all", "-c", "x"])).err().as_deref(), Some("--view: expected host or session, got \"all\""));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! System-call filters (seccompiler): no new sockets but netlink (and unix, when allowed) when the network is denied,
-//! and, where no mount namespace is possible, no change of mode, owner, times or extended attributes anywhere.
+//! System-call filters (seccompiler): no kernel keyring for any confined command, no new sockets but netlink (and
+//! unix, when allowed) when the network is denied, and, where no mount namespace is possible, no change of mode,
+//! owner, times or extended attributes anywhere and no SysV IPC.
 
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
@@ -43,13 +44,25 @@ fn arch() -> Result<seccompiler::TargetArch, String> {
     std::env::consts::ARCH.try_into().map_err(|e| format!("seccomp: {e:?}"))
 }
 
-/// Denies creating any socket but netlink (EACCES): no TCP, no UDP, no raw or packet socket, and, unless
-/// `allow_unix` is set, no unix socket to connect anywhere. io_uring is refused too, since its socket operations
-/// would pass the filter by.
+/// The kernel's key store: keys are shared per user (root's user keyring holds credentials of the whole host), so a
+/// confined command neither reads nor adds one.
+const KEYRINGS: &[i64] = &[libc::SYS_keyctl, libc::SYS_add_key, libc::SYS_request_key];
+
+/// Every confined command's filter (EACCES): no keyring call, and with `network` (`Some(allow_unix)`) no socket
+/// but netlink: no TCP, no UDP, no raw or packet socket, and, unless `allow_unix` is set, no unix socket to connect
+/// anywhere. io_uring is refused with the network, since its socket operations would pass the filter by.
 ///
 /// # Errors
 /// The compiler's message; the command must then not run.
-pub fn network_filter(allow_unix: bool) -> Result<BpfProgram, String> {
+pub fn command_filter(network: Option<bool>) -> Result<BpfProgram, String> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KEYRINGS.iter().map(|&nr| (nr, vec![])).collect();
+    if let Some(allow_unix) = network {
+        rules.extend(network_rules(allow_unix)?);
+    }
+    compile(rules, libc::EACCES)
+}
+
+fn network_rules(allow_unix: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     let not = |family: i32| {
         SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family as u64).map_err(|e| format!("seccomp: {e}"))
     };
@@ -61,13 +74,27 @@ pub fn network_filter(allow_unix: bool) -> Result<BpfProgram, String> {
     let mut rules = BTreeMap::new();
     rules.insert(libc::SYS_socket, vec![SeccompRule::new(refused).map_err(|e| format!("seccomp: {e}"))?]);
     rules.insert(libc::SYS_io_uring_setup, vec![]);
-    compile(rules, libc::EACCES)
+    Ok(rules)
 }
 
-/// SysV IPC objects live in the host's namespace when no IPC namespace could be made: no new ones.
-const SYSV_IPC: &[i64] = &[libc::SYS_shmget, libc::SYS_semget, libc::SYS_msgget, libc::SYS_mq_open];
+/// SysV IPC objects live in the host's namespace when no IPC namespace could be made: no new ones, and none of the
+/// host's reached by its id (attached, read, changed or removed).
+const SYSV_IPC: &[i64] = &[
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_mq_open,
+];
 
-/// Where no namespace is possible: denies every metadata change and every new SysV IPC object (EPERM).
+/// Where no namespace is possible: denies every metadata change and all SysV IPC (EPERM).
 ///
 /// # Errors
 /// The compiler's message.
@@ -142,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_network_filter_refuses_inet_and_unix_sockets_but_not_netlink() {
-        let program = network_filter(false).unwrap();
+        let program = command_filter(Some(false)).unwrap();
         assert_eq!(under(&program, || socket_errno(libc::AF_INET)), libc::EACCES);
         assert_eq!(under(&program, || socket_errno(libc::AF_INET6)), libc::EACCES);
         assert_eq!(under(&program, || socket_errno(libc::AF_UNIX)), libc::EACCES);
@@ -151,7 +178,7 @@ mod tests {
 
     #[test]
     fn allowing_unix_sockets_lets_unix_through_and_nothing_else() {
-        let program = network_filter(true).unwrap();
+        let program = command_filter(Some(true)).unwrap();
         assert_eq!(under(&program, || socket_errno(libc::AF_UNIX)), 0);
         assert_eq!(under(&program, || socket_errno(libc::AF_NETLINK)), 0);
         type Probe = (&'static str, fn() -> i32);
@@ -192,11 +219,39 @@ mod tests {
             if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
         };
         assert_eq!(under(&program, shm), libc::EPERM);
+        let attach = || {
+            // SAFETY: shmat of an id nobody holds; only the errno matters (EINVAL unfiltered).
+            let r = unsafe { libc::shmat(0x7fff_fff0, std::ptr::null(), 0) };
+            if r as isize != -1 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+        };
+        assert_eq!(under(&program, attach), libc::EPERM);
+        let control = || {
+            // SAFETY: IPC_STAT of an id nobody holds into a local buffer.
+            let mut ds: libc::shmid_ds = unsafe { std::mem::zeroed() };
+            let r = unsafe { libc::shmctl(0x7fff_fff0, libc::IPC_STAT, &mut ds) };
+            if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+        };
+        assert_eq!(under(&program, control), libc::EPERM);
+    }
+
+    fn keyctl_errno() -> i32 {
+        // SAFETY: KEYCTL_GET_KEYRING_ID (0) of the user keyring (-4), without creating it; only the errno matters.
+        let r = unsafe { libc::syscall(libc::SYS_keyctl, 0, -4i32, 0) };
+        if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+    }
+
+    #[test]
+    fn every_command_filter_refuses_the_keyrings_and_only_a_denied_network_refuses_sockets() {
+        assert_eq!(keyctl_errno(), 0, "the keyring call works unfiltered");
+        for network in [None, Some(false)] {
+            assert_eq!(under(&command_filter(network).unwrap(), keyctl_errno), libc::EACCES);
+        }
+        assert_eq!(under(&command_filter(None).unwrap(), || socket_errno(libc::AF_INET)), 0);
     }
 
     #[test]
     fn the_program_bytes_are_eight_per_instruction() {
-        let program = network_filter(false).unwrap();
+        let program = command_filter(Some(false)).unwrap();
         let fd = program_fd(&program).unwrap();
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut bytes).unwrap();

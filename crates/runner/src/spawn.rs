@@ -12,8 +12,8 @@ use nix::unistd::{fork, ForkResult, Pid};
 use seccompiler::BpfProgram;
 
 use crate::landlock::{self, Ruleset};
-use crate::plan::{Backend, Isolation, Plan};
-use crate::{caps, fds, limits, mount_ns, seccomp};
+use crate::plan::{Backend, Isolation, Plan, View};
+use crate::{caps, fds, keyring, limits, mount_ns, pid_ns, seccomp, view};
 
 pub struct Spawned {
     pub pid: Pid,
@@ -32,6 +32,14 @@ const STAGE_NPROC: u32 = 7;
 const STAGE_SECCOMP: u32 = 8;
 /// Not a failure: no namespace was possible, so seccomp guards metadata instead (enforcement is partial).
 const STAGE_FALLBACK: u32 = 9;
+/// No namespace was possible and the session view needs one: the command must not run with a wider view.
+const STAGE_UNAVAILABLE: u32 = 10;
+/// The pid namespace's first process (or bash's) could not be forked.
+const STAGE_PID_NS: u32 = 11;
+
+/// The runner's failure text when the read policy cannot be enforced here; the host reports it as the sandbox
+/// being unavailable.
+pub const UNAVAILABLE: &str = "sandbox unavailable: the session view needs a mount namespace";
 /// A namespace step failed half-way: `STAGE_NAMESPACE + index into mount_ns::STEPS`.
 const STAGE_NAMESPACE: u32 = 100;
 
@@ -39,11 +47,16 @@ const STAGE_NAMESPACE: u32 = 100;
 struct Layers {
     limits: limits::Prepared,
     namespace: Option<mount_ns::Prepared>,
+    /// The session view: no namespace means no run (never a wider view).
+    session: bool,
+    /// Any sandbox: the command gets a keyring of its own.
+    confined: bool,
     ruleset: Option<Ruleset>,
     /// Applied when the namespace cannot be entered (Landlock only).
     fallback: Option<BpfProgram>,
-    network: Option<BpfProgram>,
-    /// bubblewrap installs the network filter itself, after its own setup (which needs sockets), from this fd.
+    /// The keyring and network filter (Landlock); bubblewrap's comes through `bwrap_seccomp`.
+    filter: Option<BpfProgram>,
+    /// bubblewrap installs the filter itself, after its own setup (which needs sockets), from this fd.
     bwrap_seccomp: Option<OwnedFd>,
 }
 
@@ -87,6 +100,8 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
                 STAGE_CGROUP => "sandbox join cgroup".to_string(),
                 STAGE_NPROC => "sandbox process limit".to_string(),
                 STAGE_SECCOMP => "sandbox seccomp".to_string(),
+                STAGE_UNAVAILABLE => UNAVAILABLE.to_string(),
+                STAGE_PID_NS => "sandbox pid namespace".to_string(),
                 s if s >= STAGE_NAMESPACE => {
                     format!("sandbox namespace {}", mount_ns::STEPS.get((s - STAGE_NAMESPACE) as usize).unwrap_or(&"?"))
                 }
@@ -114,39 +129,43 @@ fn read_report(pipe: &OwnedFd) -> Option<(u32, i32)> {
 }
 
 fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
-    let network = if plan.deny_network && !matches!(plan.backend, Backend::None) {
-        Some(seccomp::network_filter(plan.allow_unix_sockets)?)
-    } else {
-        None
-    };
+    let confined = !matches!(plan.backend, Backend::None);
+    let filter = if confined { Some(seccomp::command_filter(plan.deny_network.then_some(plan.allow_unix_sockets))?) } else { None };
     // The rlimit binds only where the command gets its own user namespace (Landlock); bubblewrap applies it
     // inside its own through the runner's exec wrapper (see argv).
     let nproc = if matches!(plan.backend, Backend::Landlock) { plan.nproc } else { None };
+    let session = plan.view == View::Session;
     let mut layers = Layers {
         limits: limits::prepare(&plan.cgroups, &plan.cgroup_limits, nproc)?,
         namespace: None,
+        session,
+        confined,
         ruleset: None,
         fallback: None,
-        network: None,
+        filter: None,
         bwrap_seccomp: None,
     };
     let enforcement = match &plan.backend {
         Backend::None => "none",
         Backend::Bubblewrap(_) => {
-            if let Some(program) = network {
+            if let Some(program) = filter {
                 layers.bwrap_seccomp = Some(seccomp::program_fd(&program)?);
             }
             "full"
         }
         Backend::Landlock => {
+            if session && plan.isolation == Isolation::Seccomp {
+                return Err(UNAVAILABLE.into());
+            }
             let abi = landlock::abi();
-            let policy = landlock::Policy { writable: plan.writable.clone(), deny_network: plan.deny_network };
+            let readable = session.then(|| plan.readable.clone());
+            let policy = landlock::Policy { writable: plan.writable.clone(), deny_network: plan.deny_network, session: readable };
             layers.ruleset = Some(Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?);
             if plan.isolation == Isolation::Auto {
-                layers.namespace = Some(mount_ns::prepare(&plan.writable, &plan.hidden, plan.deny_network)?);
+                layers.namespace = Some(mount_ns::prepare(plan)?);
             }
             layers.fallback = Some(seccomp::fallback_filter()?);
-            layers.network = network;
+            layers.filter = filter;
             if plan.isolation == Isolation::Seccomp {
                 "partial"
             } else {
@@ -161,14 +180,46 @@ fn argv(plan: &Plan, seccomp_fd: Option<RawFd>) -> Result<Vec<CString>, String> 
     let mut args: Vec<String> = Vec::new();
     if let Backend::Bubblewrap(path) = &plan.backend {
         args.extend([path.as_str(), "--die-with-parent", "--new-session", "--cap-drop", "ALL"].map(String::from));
-        args.extend(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc"].map(String::from));
+        let session = plan.view == View::Session;
+        if session {
+            bwrap_system(&mut args);
+        } else {
+            args.extend(["--ro-bind", "/", "/"].map(String::from));
+        }
+        args.extend(["--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc"].map(String::from));
         // A fresh /proc is writable where the kernel's settings live; bubblewrap run by root leaves /proc/sys so.
         args.extend(["--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"].map(String::from));
-        for path in &plan.hidden {
-            args.extend(["--tmpfs".to_string(), path.clone()]);
+        let emptied: Vec<&str> = if session { view::existing(view::EMPTIED).collect() } else { Vec::new() };
+        for path in emptied.iter().copied().chain(plan.hidden.iter().filter(|h| view::hidden_shown(plan, h)).map(String::as_str)) {
+            args.extend(["--tmpfs".to_string(), path.to_string()]);
+        }
+        // Unprivileged, bubblewrap's own user namespace counts the command's processes apart from the host's; as
+        // root no rlimit binds (the session's cgroup does).
+        let mut wrapper = Vec::new();
+        if let (Some(n), false) = (plan.nproc, rustix::process::geteuid().is_root()) {
+            let me = std::env::current_exe().map_err(|e| format!("spawn: the runner's own path: {e}"))?;
+            let me = me.to_string_lossy().into_owned();
+            if session {
+                args.extend(["--ro-bind".to_string(), me.clone(), me.clone()]);
+            }
+            wrapper.extend([me, "--exec-limited".into(), n.to_string(), "--".into()]);
+        }
+        for path in plan.readable.iter().filter(|p| std::path::Path::new(p).exists()) {
+            args.extend(["--ro-bind".to_string(), path.clone(), path.clone()]);
         }
         for path in &plan.writable {
             args.extend(["--bind".to_string(), path.clone(), path.clone()]);
+        }
+        for (path, dir) in view::masks(plan) {
+            if dir {
+                args.extend(["--tmpfs".to_string(), path.clone(), "--remount-ro".to_string(), path]);
+            } else {
+                args.extend(["--ro-bind".to_string(), "/dev/null".to_string(), path]);
+            }
+        }
+        // The emptied places stay empty: nothing written there would outlive the command, but read-only is read-only.
+        for path in emptied {
+            args.extend(["--remount-ro".to_string(), path.to_string()]);
         }
         if plan.deny_network {
             args.push("--unshare-net".into());
@@ -177,17 +228,24 @@ fn argv(plan: &Plan, seccomp_fd: Option<RawFd>) -> Result<Vec<CString>, String> 
             args.extend(["--seccomp".to_string(), fd.to_string()]);
         }
         args.push("--".into());
-        // Unprivileged, bubblewrap's own user namespace counts the command's processes apart from the host's; as
-        // root no rlimit binds (the session's cgroup does).
-        if let (Some(n), false) = (plan.nproc, rustix::process::geteuid().is_root()) {
-            let me = std::env::current_exe().map_err(|e| format!("spawn: the runner's own path: {e}"))?;
-            args.extend([me.to_string_lossy().into_owned(), "--exec-limited".into(), n.to_string(), "--".into()]);
-        }
+        args.extend(wrapper);
     }
     args.extend(["bash".to_string(), "-c".to_string(), plan.command.clone()]);
     args.into_iter()
         .map(|a| CString::new(a).map_err(|_| "spawn: an argument contains a NUL byte".to_string()))
         .collect()
+}
+
+/// The operating system of the session view, read-only: each directory bound, each that is a symbolic link on the
+/// host (a merged /usr) made the same link.
+fn bwrap_system(args: &mut Vec<String>) {
+    for dir in view::existing(view::SYSTEM) {
+        match std::fs::read_link(dir) {
+            Ok(target) => args.extend(["--symlink".to_string(), target.to_string_lossy().into_owned(), dir.to_string()]),
+            Err(_) => args.extend(["--ro-bind".to_string(), dir.to_string(), dir.to_string()]),
+        }
+    }
+    args.extend(["--ro-bind".to_string(), "/sys".to_string(), "/sys".to_string()]);
 }
 
 /// In the forked child: new session, death with the runner, default signal state, confinement, then exec.
@@ -215,15 +273,30 @@ unsafe fn child(report: RawFd, argv: *const *const libc::c_char, layers: &Layers
     }
     // Cgroups are joined before any user namespace: inside one, the host's cgroup files are not ours to write.
     check(report, STAGE_CGROUP, layers.limits.join());
+    if layers.confined {
+        keyring::fresh();
+    }
     let mut fallback = false;
+    let mut inside = None;
     if let Some(namespace) = &layers.namespace {
         match namespace.enter() {
             Ok(()) => {}
+            Err(f) if f.unavailable() && layers.session => fail(report, STAGE_UNAVAILABLE, f.errno),
             Err(f) if f.unavailable() => fallback = true,
             Err(f) => fail(report, STAGE_NAMESPACE + f.step as u32, f.errno),
         }
         // Entering a user namespace may change credentials, which clears the parent-death signal: set it again.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        if !fallback {
+            // From here on this is the pid namespace's first process; the process outside only mirrors its end.
+            match pid_ns::split(report) {
+                pid_ns::Status::Inside(fd) => inside = Some(fd),
+                pid_ns::Status::Failed(errno) => fail(report, STAGE_PID_NS, errno),
+            }
+            if let Err(f) = mount_ns::mount_proc() {
+                fail(report, STAGE_NAMESPACE + f.step as u32, f.errno);
+            }
+        }
     } else if layers.ruleset.is_some() {
         fallback = true;
     }
@@ -233,13 +306,19 @@ unsafe fn child(report: RawFd, argv: *const *const libc::c_char, layers: &Layers
     if let Some(ruleset) = &layers.ruleset {
         check(report, STAGE_NPROC, layers.limits.restrict());
         check(report, STAGE_CAPS, caps::drop_all());
+        check(report, STAGE_LANDLOCK, ruleset.add_late_rules());
         check(report, STAGE_LANDLOCK, ruleset.restrict_self());
     }
     if let (true, Some(filter)) = (fallback, &layers.fallback) {
         check(report, STAGE_SECCOMP, seccomp::apply(filter));
     }
-    if let Some(filter) = &layers.network {
+    if let Some(filter) = &layers.filter {
         check(report, STAGE_SECCOMP, seccomp::apply(filter));
+    }
+    if let Some(fd) = inside {
+        if let Err(errno) = pid_ns::init(fd, report) {
+            fail(report, STAGE_PID_NS, errno);
+        }
     }
     libc::execvp(*argv, argv);
     fail(report, STAGE_EXEC, *libc::__errno_location());

@@ -123,3 +123,68 @@ fn an_unconfined_command_gets_descriptors_0_to_2_only() {
     assert!(status.starts_with("started "), "{status}");
     assert!(out.contains("Bad file descriptor") && !out.contains("open-") && out.contains("end\n"), "{out}");
 }
+
+#[test]
+fn the_seccomp_fallback_refuses_a_host_shared_memory_segment_by_its_id() {
+    let t = Tree::new("shm");
+    // SAFETY: a private 4 KiB segment made and removed here; only its id travels.
+    let id = unsafe { libc::shmget(libc::IPC_PRIVATE, 4096, 0o666 | libc::IPC_CREAT) };
+    assert!(id >= 0);
+    let script = format!(
+        "python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); l.shmat.restype=ctypes.c_void_p; \
+         a=l.shmat({id},None,0); print(\"attached\" if a not in (None, ctypes.c_void_p(-1).value) else \"shmat-refused\"); \
+         b=ctypes.create_string_buffer(128); print(\"stat\" if l.shmctl({id},2,b)==0 else \"shmctl-refused\")'"
+    );
+    let ws = t.path("ws");
+    let (status, out) = run(&["--landlock", "--isolation", "seccomp", "--rw", &ws, "-c", &script], &t.base.join("ws"));
+    // Without the filter the same attach works, so the refusal is the filter's.
+    let (_, unconfined) = run(&["-c", &script], &t.base.join("ws"));
+    // SAFETY: removes the segment made above.
+    unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+    assert!(status.contains(" partial\n"), "{status}");
+    assert!(out.contains("shmat-refused") && out.contains("shmctl-refused"), "{out}");
+    assert!(unconfined.contains("attached") && unconfined.contains("stat"), "{unconfined}");
+}
+
+#[test]
+fn the_session_view_never_falls_back_to_a_wider_one() {
+    let t = Tree::new("closed");
+    let ws = t.path("ws");
+    let (status, out) = run(&["--landlock", "--view", "session", "--isolation", "seccomp", "--rw", &ws, "-c", "echo ran"], &t.base.join("ws"));
+    assert_eq!(status, "error sandbox unavailable: the session view needs a mount namespace\n");
+    assert!(!out.contains("ran"), "{out}");
+}
+
+#[test]
+fn both_backends_give_a_pid_namespace_no_keyring_and_in_the_session_view_only_the_own_paths() {
+    let t = Tree::new("view");
+    let (ws, state) = (t.path("ws"), t.path("state"));
+    std::fs::write(t.base.join("ws/own"), "own-file").unwrap();
+    // A host process whose command line holds a secret, as another session's command would.
+    let mut neighbour = Command::new("sleep").arg("60").arg0("neighbour-secret-argument").spawn().unwrap();
+    let script = format!(
+        "cat own; echo; cat {side} >/dev/null 2>&1 && echo side-read; cat {secret}; cat /etc/shadow | head -c 8; echo; \
+         grep -l neighbour-secre[t]-argument /proc/[0-9]*/cmdline 2>/dev/null || echo no-neighbour; echo pid-$$; \
+         python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(\"keyctl\", l.syscall({nr},0,-3,1), ctypes.get_errno())'",
+        side = t.path("side/f"),
+        secret = t.path("state/s2/secret"),
+        nr = libc::SYS_keyctl,
+    );
+    for backend in [&["--landlock"][..], &["--bwrap", "bwrap"][..]] {
+        let mut args = backend.to_vec();
+        args.extend(["--view", "session", "--rw", &ws, "--hide", &state, "--deny", "/etc/shadow", "-c", &script]);
+        let (status, out) = run(&args, &t.base.join("ws"));
+        assert!(status.starts_with("started "), "{status}");
+        assert!(out.contains("own-file") && out.contains("no-neighbour") && out.contains("pid-2"), "{backend:?}: {out}");
+        assert!(!out.contains("other-session") && !out.contains("root:"), "{backend:?}: {out}");
+        // The file beside the workspace is out of the view (absent or refused).
+        assert!(!out.contains("side-read"), "{backend:?}: {out}");
+        assert!(out.contains(&format!("keyctl -1 {}", libc::EACCES)), "{backend:?}: {out}");
+    }
+    // The same probes unconfined see all of it: each refusal above is the sandbox's.
+    let (_, out) = run(&["-c", &script], &t.base.join("ws"));
+    neighbour.kill().unwrap();
+    let _ = neighbour.wait();
+    assert!(out.contains("side-read") && out.contains("other-session") && !out.contains("no-neighbour"), "{out}");
+    assert!(!out.contains(&format!("keyctl -1 {}", libc::EACCES)), "{out}");
+}

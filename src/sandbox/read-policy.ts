@@ -1,0 +1,101 @@
+// The read policy's paths: the credential stores denied by default, and what a session view shows beside the system
+// (the command's toolchains under a home, and the expansion of ~/ and * in denied paths).
+import { readdirSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { z } from 'zod';
+
+/** The usual credential stores: never readable by a confined command, whatever the read policy. */
+export const DEFAULT_READ_DENY = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/sudoers*',
+  '/etc/ssh/*_key',
+  '~/.ssh',
+  '~/.aws',
+  '~/.azure',
+  '~/.config/gcloud',
+  '~/.kube',
+  '~/.docker/config.json',
+  '~/.npmrc',
+  '~/.netrc',
+  '~/.pypirc',
+  '~/.git-credentials',
+  '~/.gnupg',
+  '~/.config/gh',
+  // A toolchain home the session view shows (see toolchains) keeps its registry tokens here.
+  '~/.cargo/credentials',
+  '~/.cargo/credentials.toml',
+] as const;
+
+export const readDenyEntry = z
+  .string()
+  .refine((entry) => entry.startsWith('/') || entry.startsWith('~/'), { message: 'expected an absolute path or one starting with ~/' })
+  .refine((entry) => !dirname(entry).includes('*'), { message: 'a * may only appear in the last path component' });
+
+/** The home directories of this host: root's, each under /home, and the runtime user's. */
+export function homes(): string[] {
+  const found = new Set<string>(['/root', homedir()]);
+  try {
+    for (const name of readdirSync('/home')) found.add(join('/home', name));
+  } catch {
+    // No /home.
+  }
+  return [...found];
+}
+
+/** Every path an entry of readDeny names on this host now (`~/` under each home, `*` within the last component). */
+export function expandDenied(entries: readonly string[], homeDirs: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const entry of entries) {
+    const bases = entry.startsWith('~/') ? homeDirs.map((home) => join(home, entry.slice(2))) : [entry];
+    for (const path of bases) for (const match of expandStar(path)) out.add(match);
+  }
+  return [...out];
+}
+
+function expandStar(path: string): string[] {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  if (!name.includes('*')) return [path];
+  const dir = dirname(path);
+  const pattern = new RegExp(`^${name.split('*').map(escape).join('.*')}$`);
+  try {
+    return readdirSync(dir).filter((entry) => pattern.test(entry)).map((entry) => join(dir, entry));
+  } catch {
+    return [];
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The toolchains a session view shows read-only: for each PATH entry under a home, the home's directory that holds
+ * it (~/.cargo, ~/.nvm, ~/.pyenv ...; ~/.local/bin itself, since ~/.local/share holds data), and ~/.rustup with
+ * ~/.cargo (its proxies run the toolchains kept there).
+ */
+export function toolchains(path: string | undefined, homeDirs: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const entry of (path ?? '').split(':')) {
+    const home = homeDirs.find((dir) => entry.startsWith(dir + sep));
+    if (!home) continue;
+    const top = entry.slice(home.length + 1).split(sep)[0]!;
+    if (top === '.local') out.add(entry);
+    else out.add(join(home, top));
+    if (top === '.cargo') out.add(join(home, '.rustup'));
+  }
+  return [...out];
+}
+
+/** Where /etc/resolv.conf leads when it is a link out of /etc (systemd-resolved's stub): name resolution needs it. */
+export function resolverTarget(): string | undefined {
+  try {
+    const target = realpathSync('/etc/resolv.conf');
+    return target.startsWith('/etc/') ? undefined : target;
+  } catch {
+    return undefined;
+  }
+}
