@@ -1,6 +1,7 @@
 // The read policy's paths: the credential stores denied by default, and what a session view shows beside the system
-// (the command's toolchains under a home, and the expansion of ~/ and * in denied paths).
-import { readdirSync, realpathSync } from 'node:fs';
+// (the command's toolchains under a home, and the expansion of ~/ and * in denied paths). Read per confined call,
+// asynchronously: a home or key file made after start is denied too, and the event loop never waits on the disk.
+import { readdir, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { z } from 'zod';
@@ -36,10 +37,10 @@ export const readDenyEntry = z
   .refine((entry) => !dirname(entry).includes('*'), { message: 'a * may only appear in the last path component' });
 
 /** The home directories of this host: root's, each under /home, and the runtime user's. */
-export function homes(): string[] {
+export async function homes(): Promise<string[]> {
   const found = new Set<string>(['/root', homedir()]);
   try {
-    for (const name of readdirSync('/home')) found.add(join('/home', name));
+    for (const name of await readdir('/home')) found.add(join('/home', name));
   } catch {
     // No /home.
   }
@@ -47,22 +48,18 @@ export function homes(): string[] {
 }
 
 /** Every path an entry of readDeny names on this host now (`~/` under each home, `*` within the last component). */
-export function expandDenied(entries: readonly string[], homeDirs: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const entry of entries) {
-    const bases = entry.startsWith('~/') ? homeDirs.map((home) => join(home, entry.slice(2))) : [entry];
-    for (const path of bases) for (const match of expandStar(path)) out.add(match);
-  }
-  return [...out];
+export async function expandDenied(entries: readonly string[], homeDirs: readonly string[]): Promise<string[]> {
+  const paths = entries.flatMap((entry) => (entry.startsWith('~/') ? homeDirs.map((home) => join(home, entry.slice(2))) : [entry]));
+  return [...new Set((await Promise.all(paths.map(expandStar))).flat())];
 }
 
-function expandStar(path: string): string[] {
+async function expandStar(path: string): Promise<string[]> {
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (!name.includes('*')) return [path];
   const dir = dirname(path);
   const pattern = new RegExp(`^${name.split('*').map(escape).join('.*')}$`);
   try {
-    return readdirSync(dir).filter((entry) => pattern.test(entry)).map((entry) => join(dir, entry));
+    return (await readdir(dir)).filter((entry) => pattern.test(entry)).map((entry) => join(dir, entry));
   } catch {
     return [];
   }
@@ -91,9 +88,9 @@ export function toolchains(path: string | undefined, homeDirs: readonly string[]
 }
 
 /** Where /etc/resolv.conf leads when it is a link out of /etc (systemd-resolved's stub): name resolution needs it. */
-export function resolverTarget(): string | undefined {
+export async function resolverTarget(): Promise<string | undefined> {
   try {
-    const target = realpathSync('/etc/resolv.conf');
+    const target = await realpath('/etc/resolv.conf');
     return target.startsWith('/etc/') ? undefined : target;
   } catch {
     return undefined;

@@ -125,14 +125,14 @@ export class Sandbox {
     // Its own spill directory is shown once it exists (a bind needs it), unless it could not be made.
     const spill = this.#spillDirFor(sessionId);
     const spillDir = spill && (await spill.made) === undefined ? spill.dir : undefined;
-    args.push(...this.#readArgs(mode, root, spillDir));
+    args.push(...(await this.#readArgs(mode, root, spillDir)));
     return { policy: { mode, runnerArgs: args }, env, root };
   }
 
   /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */
-  #readArgs(mode: SandboxMode, root: string, spill: string | undefined): string[] {
+  async #readArgs(mode: SandboxMode, root: string, spill: string | undefined): Promise<string[]> {
     const session = (this.#config.read ?? 'session') === 'session';
-    const homeDirs = homes();
+    const homeDirs = await homes();
     const shown: string[] = [];
     if (spill) shown.push(spill);
     if (session) {
@@ -141,12 +141,12 @@ export class Sandbox {
       // A toolchain directory never brings the runtime's own state (DSH_HOME, spill files) into view.
       const clear = (dir: string) => !this.#protected.some((p) => p === dir || p.startsWith(dir + sep) || dir.startsWith(p + sep));
       shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs).filter(clear));
-      const resolver = resolverTarget();
+      const resolver = await resolverTarget();
       if (resolver) shown.push(resolver);
     }
     const args = session ? ['--view', 'session'] : [];
     for (const path of shown) args.push('--ro', path);
-    for (const path of expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, homeDirs)) args.push('--deny', path);
+    for (const path of await expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, homeDirs)) args.push('--deny', path);
     return args;
   }
 
@@ -170,7 +170,8 @@ export class Sandbox {
   #checkRoot(root: string): void {
     const refuse = (why: string) =>
       new ShellringError('SHELLRING_SANDBOX_ROOT', `sandbox workspace root "${root}" is refused: ${why}`);
-    const why = workspaceRootProblem(root);
+    // `root` is canonical already (pinned at the session's open, or resolved for this call).
+    const why = canonicalRootProblem(root);
     if (why) throw refuse(why);
     for (const path of this.#protected) {
       if (path === root || path.startsWith(root + sep)) {
@@ -207,8 +208,14 @@ export class Sandbox {
 
 /** Why `dir` can never be a writable workspace root (the whole filesystem, the home directory), if it cannot. */
 export function workspaceRootProblem(dir: string): string | undefined {
-  const root = canonical(dir);
+  return canonicalRootProblem(canonical(dir));
+}
+
+/** The home directory, resolved once: a confined call's checks never wait on the disk. */
+let home: string | undefined;
+
+function canonicalRootProblem(root: string): string | undefined {
   if (root === sep) return 'it would make the whole filesystem writable';
-  if (root === canonical(homedir())) return 'it is the home directory; use a project directory';
+  if (root === (home ??= canonical(homedir()))) return 'it is the home directory; use a project directory';
   return undefined;
 }

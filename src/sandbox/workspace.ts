@@ -1,6 +1,8 @@
 // A session's workspace root, pinned: resolved once when the session opens, checked unchanged at each confined call,
 // and never nested in another live session's workspace (whose commands could swap a component of its path).
+// Session open is synchronous (runtime.session()); a call's check is not.
 import { realpathSync, statSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import { ShellringError } from '../errors.js';
 
@@ -19,6 +21,15 @@ export function canonical(path: string): string {
   }
 }
 
+/** `canonical`, for a call: off the event loop. */
+export async function canonicalNow(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 export function pinRoot(cwd: string): PinnedRoot {
   const path = canonical(cwd);
   const stat = statSync(path, { throwIfNoEntry: false });
@@ -29,9 +40,9 @@ export function pinRoot(cwd: string): PinnedRoot {
  * The pinned path, when it still names the directory it named at open (one stat, no re-resolution: a component
  * swapped for a symlink to elsewhere names another directory, and the call is refused).
  */
-export function verifiedRoot(pin: PinnedRoot): string {
+export async function verifiedRoot(pin: PinnedRoot): Promise<string> {
   if (pin.identity) {
-    const now = statSync(pin.path, { throwIfNoEntry: false });
+    const now = await stat(pin.path).catch(() => undefined);
     if (!now || now.dev !== pin.identity.dev || now.ino !== pin.identity.ino) {
       throw new ShellringError(
         'SHELLRING_SANDBOX_ROOT',

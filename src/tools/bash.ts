@@ -11,7 +11,7 @@ import { bashJobSource, settlement } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
-import { canonical, verifiedRoot } from '../sandbox/workspace.js';
+import { canonicalNow, verifiedRoot } from '../sandbox/workspace.js';
 import {
   appendLine,
   bashDescription,
@@ -195,7 +195,7 @@ export class BashTool {
     let confinement: Confinement | undefined;
     if (mode !== undefined) {
       // A session's root was resolved once, at open; a confined call runs only while it still names that directory.
-      const root = mode === 'danger-full-access' || !context.root ? canonical(cwd) : verifiedRoot(context.root);
+      const root = mode === 'danger-full-access' || !context.root ? await canonicalNow(cwd) : await verifiedRoot(context.root);
       confinement = await this.#deps.sandbox!.confine(mode, root, context.sessionId);
     }
     // The canonical workspace root is the base, so confinement and launch name the same directory.

@@ -1,11 +1,14 @@
 // The main thread makes no synchronous filesystem call while a call runs or a new session makes its first call.
 import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { syncBuiltinESMExports } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bash, text } from '../helpers/calls.js';
 import { runtimes } from '../helpers/runtimes.js';
 
 const open = runtimes();
+const work = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'shellring-main-thread-fs-')));
 
 /** Counts every `fs.*Sync` call made on this thread (ESM importers included) until the returned stop is called. */
 function countSyncCalls(): { calls: string[]; stop: () => void } {
@@ -44,15 +47,17 @@ describe('the main thread and the filesystem', () => {
   for (const [name, options] of [
     ['defaults', {}],
     ['session limits (cgroups)', { executor: { limits: { processes: 500, memoryBytes: 1 << 30, cpuWeight: 100 } } }],
+    ['confined, workspace-write', { sandbox: { mode: 'workspace-write' } }],
   ] as const) {
     it(`makes none during a warm call and a new session's first call (${name})`, async () => {
       const runtime = await open(options);
-      const warm = runtime.session({ id: 'warm' });
+      // Opening a session is synchronous by its API (runtime.session() pins the workspace root then); its calls are not.
+      const warm = runtime.session({ id: 'warm', cwd: work });
+      const fresh = runtime.session({ id: 'fresh', cwd: work });
       expect(text(await bash(warm, 'echo first'))).toBe('first\n');
 
       counting = countSyncCalls();
       expect(text(await bash(warm, 'echo again'))).toBe('again\n');
-      const fresh = runtime.session({ id: 'fresh' });
       expect(text(await bash(fresh, 'head -c 200000 /dev/zero | tr "\\0" x; echo'))).toContain('[output truncated; full output: /');
       expect(text(await bash(fresh, 'echo x', { workdir: '/nonexistent-dir' }))).toContain("ENOENT: no such file or directory, chdir '/nonexistent-dir'");
       counting.stop();

@@ -13,9 +13,9 @@ describe('read policy paths', () => {
     try {
       mkdirSync(join(dir, 'ssh'));
       for (const name of ['ssh_host_rsa_key', 'ssh_host_rsa_key.pub', 'moduli']) writeFileSync(join(dir, 'ssh', name), '');
-      const denied = expandDenied([`${dir}/ssh/*_key`, '~/.aws', '/etc/shadow'], ['/root', '/home/a']);
+      const denied = await expandDenied([`${dir}/ssh/*_key`, '~/.aws', '/etc/shadow'], ['/root', '/home/a']);
       expect(denied).toEqual([join(dir, 'ssh', 'ssh_host_rsa_key'), '/root/.aws', '/home/a/.aws', '/etc/shadow']);
-      expect(expandDenied([`${dir}/missing/*`], [])).toEqual([]);
+      expect(await expandDenied([`${dir}/missing/*`], [])).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
