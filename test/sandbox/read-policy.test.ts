@@ -8,7 +8,7 @@ import { sandboxConfigSchema } from '../../src/sandbox/config.js';
 import { DEFAULT_READ_DENY, expandDenied, toolchains } from '../../src/sandbox/read-policy.js';
 
 describe('read policy paths', () => {
-  it('expands ~/ under every home and * within the last component only', () => {
+  it('expands ~/ under every home and * within the last component only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shellring-read-policy-'));
     try {
       mkdirSync(join(dir, 'ssh'));

