@@ -88,8 +88,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await registry?.close();
+  // Three installed projects and the registry's storage: slow to delete on a busy disk.
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 180_000);
 
 describe('installed from a registry', () => {
   it('resolves the platform package from optionalDependencies to the published tarball', () => {

@@ -83,7 +83,12 @@ export async function startRegistry(dir: string, local: string[]): Promise<Regis
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    // Nothing of the registry outlives the test: a server slow to stop on SIGTERM gets SIGKILL.
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
