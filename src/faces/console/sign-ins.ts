@@ -27,10 +27,6 @@ export class SignIns {
     if (cookie === undefined || cookie.length === 0 || cookie.length > 128) return undefined;
     return this.#byHash.get(digest(cookie));
   }
-
-  get size(): number {
-    return this.#byHash.size;
-  }
 }
 
 function digest(value: string): string {
