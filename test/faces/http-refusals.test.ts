@@ -89,7 +89,8 @@ describe('refusals', () => {
   });
 
   it('an unauthenticated chunked body is refused the same way', async () => {
-    const result = await push(headers(['POST /mcp HTTP/1.1', 'Transfer-Encoding: chunked']));
+    // One chunk of 1 GiB announced, then its bytes.
+    const result = await push(`${headers(['POST /mcp HTTP/1.1', 'Transfer-Encoding: chunked'])}40000000\r\n`);
     expect(result.status).toBe('HTTP/1.1 401 Unauthorized');
     expect(result.written).toBeLessThan(64 * MiB);
   });

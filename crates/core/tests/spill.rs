@@ -170,7 +170,7 @@ fn a_directory_removed_before_the_overflow_is_made_again_for_the_spill() {
 }
 
 #[test]
-fn a_directory_whose_parent_is_gone_too_makes_the_spill_unavailable() {
+fn a_directory_whose_parent_is_gone_too_is_made_again_with_it() {
     let dir = TempDir::new("gone-parent");
     let spill_dir: PathBuf = dir.path().join("root").join("spill");
     fs::create_dir_all(&spill_dir).unwrap();
@@ -179,8 +179,27 @@ fn a_directory_whose_parent_is_gone_too_makes_the_spill_unavailable() {
     fs::remove_dir_all(dir.path().join("root")).unwrap();
     c.write(Stream::Stdout, b"defgh");
     c.finish();
+    let info = c.info(Stream::Stdout);
+    assert_eq!(info.spill, SpillState::Complete);
+    assert_eq!(fs::read(info.spill_path.unwrap()).unwrap(), b"abcdefgh");
+    for made in [dir.path().join("root"), spill_dir] {
+        assert_eq!(fs::metadata(&made).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+    assert_eq!(c.tail(Stream::Stdout), b"efgh");
+}
+
+#[test]
+fn a_directory_two_levels_below_what_is_gone_makes_the_spill_unavailable() {
+    let dir = TempDir::new("gone-grandparent");
+    let spill_dir: PathBuf = dir.path().join("top").join("root").join("spill");
+    fs::create_dir_all(&spill_dir).unwrap();
+    let mut c = Capture::new(1, &options(&spill_dir, 4));
+    c.write(Stream::Stdout, b"abc");
+    fs::remove_dir_all(dir.path().join("top")).unwrap();
+    c.write(Stream::Stdout, b"defgh");
+    c.finish();
     assert_eq!(c.info(Stream::Stdout).spill, SpillState::Unavailable);
-    assert!(!dir.path().join("root").exists());
+    assert!(!dir.path().join("top").exists());
     assert_eq!(c.tail(Stream::Stdout), b"efgh");
 }
 
