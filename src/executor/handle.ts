@@ -3,6 +3,7 @@ import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.j
 import type { KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult } from './stream-result.js';
+import type { WaitingFinding } from './waiting.js';
 import type {
   ObservedReader,
   ProcessHandle,
@@ -30,6 +31,7 @@ export class StartedCommand implements ProcessHandle {
   #cause: KillCause | null = null;
   #capture: CaptureBackend;
   #launch: Launch | undefined;
+  readonly #onWaiting = new Set<(finding: WaitingFinding | undefined) => void>();
   /** Neither launched nor settled: its spec is still being prepared. */
   #waiting = true;
   #released = false;
@@ -51,6 +53,16 @@ export class StartedCommand implements ProcessHandle {
     this.gone = new Promise<void>((resolve) => (this.#markGone = resolve));
   }
 
+  /** What the silent command waits for, as its supervisor last found it. */
+  waitingFor(): WaitingFinding | undefined {
+    return this.#launch?.waiting;
+  }
+
+  onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void {
+    this.#onWaiting.add(listener);
+    return () => this.#onWaiting.delete(listener);
+  }
+
   /** True until the command is launched or the handle settles without it. */
   get waiting(): boolean {
     return this.#waiting;
@@ -60,6 +72,9 @@ export class StartedCommand implements ProcessHandle {
   launch(launch: Launch, sandbox: SandboxSpec | undefined): void {
     this.#waiting = false;
     this.#launch = launch;
+    launch.onWaiting((finding) => {
+      for (const listener of this.#onWaiting) listener(finding);
+    });
     this.#sandbox = sandbox;
     void launch.gone.then(this.#markGone);
     void this.#follow(launch).then(this.#settle);
