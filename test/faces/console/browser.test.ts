@@ -221,6 +221,31 @@ describe('the web console in chromium', () => {
     await page.close();
   });
 
+  it('opens a live pane on output that is already long at its newest line, and follows it unless scrolled up', async () => {
+    const { tc, sessionId } = await connect('console-follow');
+    const jobId = jobIdOf(
+      textOf(
+        await call(tc.client, 'bash', {
+          command: 'seq 1 3000; while :; do sleep 0.3; echo tick; done',
+          description: 'Print much, then tick',
+          run_in_background: true,
+        }),
+      ),
+    );
+    const page = await openPage(sessionId);
+    const pre = page.locator(`pre[data-output="${jobId}"]`).first();
+    await pre.filter({ hasText: 'tick' }).waitFor();
+    const atBottom = () => pre.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 4);
+    await expect.poll(atBottom).toBe(true);
+    await pre.evaluate((el) => (el.scrollTop = 0));
+    const ticks = async () => (await pre.textContent())!.split('tick').length;
+    const before = await ticks();
+    await expect.poll(ticks).toBeGreaterThan(before + 1);
+    expect(await pre.evaluate((el) => el.scrollTop)).toBe(0);
+    await call(tc.client, 'job_kill', { job_id: jobId });
+    await page.close();
+  });
+
   it('shows what a silent job waits for', async () => {
     const { tc, sessionId } = await connect('console-waiting');
     const page = await openPage(sessionId);
