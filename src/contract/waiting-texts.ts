@@ -1,5 +1,10 @@
 // What the model reads when a silent command is known to wait: for input nobody can type, or for connections.
-import type { WaitingFinding } from '../executor/waiting.js';
+
+/** What a command as a whole is known to wait for: input nobody can give it, or connections (the supervisor's
+ * finding, src/executor/waiting.ts). */
+export type WaitingFinding =
+  | { kind: 'input'; pid: number; name: string; source: 'terminal' | 'stdin' }
+  | { kind: 'accept'; pid: number; name: string; address: string };
 
 /** The finding on a line of its own. */
 export function waitingLine(finding: WaitingFinding): string {

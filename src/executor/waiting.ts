@@ -2,11 +2,9 @@
 // architecture: wchan names differ between kernels, syscall numbers do not) and the target of the descriptor it
 // waits on. Runs in the supervisor workers, never on the main thread.
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import type { WaitingFinding } from '../contract/index.js';
 
-/** What a command as a whole is known to wait for: input nobody can give it, or connections. */
-export type WaitingFinding =
-  | { kind: 'input'; pid: number; name: string; source: 'terminal' | 'stdin' }
-  | { kind: 'accept'; pid: number; name: string; address: string };
+export type { WaitingFinding };
 
 type Wait = 'input' | 'accept' | 'child' | 'relay' | 'busy';
 

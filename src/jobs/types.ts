@@ -1,6 +1,6 @@
 // The job runtime's vocabulary: states, sources that feed a job, and what observers see.
 import type { RingRead } from '../capture/types.js';
-import type { WaitingFinding } from '../executor/waiting.js';
+import type { WaitingFinding } from '../contract/index.js';
 
 export type JobState = 'running' | 'stopping' | 'completed' | 'killed' | 'failed';
 
