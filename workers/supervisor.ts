@@ -7,12 +7,16 @@ import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
 import { bashArguments } from './long-command.js';
-import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
+import { countDescendants, descendants, signal, sweep } from '../src/executor/sweep.js';
+import { findWaiting, type WaitingFinding } from '../src/executor/waiting.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
 const binding = loadBinding();
 /** After the KILL, how long a runner may take to report before the host sweeps its tree itself. */
 const STUCK_RUNNER_MS = 500;
+/** Silence after which the supervisor looks at what the command waits for, and how often it looks again. */
+const SILENCE_MS = 3000;
+const LOOK_MS = 1000;
 
 export class Supervised {
   readonly settled: Promise<SupervisorResult>;
@@ -30,9 +34,12 @@ export class Supervised {
   #released = false;
   #server: ForkServer;
 
-  constructor(task: SupervisorTask, server: ForkServer) {
+  readonly #onWaiting: (finding: WaitingFinding | null) => void;
+
+  constructor(task: SupervisorTask, server: ForkServer, onWaiting: (finding: WaitingFinding | null) => void = () => {}) {
     this.#task = task;
     this.#server = server;
+    this.#onWaiting = onWaiting;
     let resolveSpawned!: (value: LiveCommand | null) => void;
     this.#spawned = new Promise((resolve) => (resolveSpawned = resolve));
     let resolveExited!: () => void;
@@ -116,9 +123,11 @@ export class Supervised {
 
     const timer =
       this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
+    const watch = this.#watchSilence(runnerPid);
     const ended: RunnerEvent = await status.next();
     unwatch?.();
     this.#bashEnded = true;
+    clearInterval(watch);
     clearTimeout(timer);
     clearTimeout(this.#stuckTimer);
     if (ended.type === 'eof') {
@@ -137,6 +146,37 @@ export class Supervised {
     // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.
     if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
     return { kind: 'failed', error: 'shellring-runner ended without reporting the command status', runnerFailed: true };
+  }
+
+  /**
+   * Once the command has printed nothing for SILENCE_MS, looks each LOOK_MS at what its processes wait for and
+   * reports each change of finding (cleared when output resumes). /proc reads are synchronous here, in the worker.
+   */
+  #watchSilence(runnerPid: number): NodeJS.Timeout {
+    const { captureId } = this.#task;
+    const written = () => binding.info(captureId, 0).total + binding.info(captureId, 1).total;
+    let bytes = written();
+    let quietSince = Date.now();
+    let reported = 'null';
+    const report = (finding: WaitingFinding | null) => {
+      const key = JSON.stringify(finding);
+      if (key === reported) return;
+      reported = key;
+      this.#onWaiting(finding);
+    };
+    const timer = setInterval(() => {
+      const now = written();
+      if (now !== bytes) {
+        bytes = now;
+        quietSince = Date.now();
+        return report(null);
+      }
+      if (Date.now() - quietSince < SILENCE_MS || this.#cause) return;
+      const pids = descendants(runnerPid);
+      report((pids && findWaiting(runnerPid, pids)) ?? null);
+    }, LOOK_MS);
+    timer.unref();
+    return timer;
   }
 
   /** First cause wins: a timeout after an abort stays an abort. TERM now, KILL after the grace. */

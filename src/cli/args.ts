@@ -69,6 +69,15 @@ export function integerOption(
   return value;
 }
 
+/** A flag whose value is one of `choices`: a typo names the flag and the choices, before any option is composed. */
+export function choiceOption(flag: string, raw: string | boolean | undefined, choices: readonly string[]): string | undefined {
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
+  if (choices.includes(raw)) return raw;
+  const listed = choices.map((choice) => `"${choice}"`);
+  const expected = listed.length === 2 ? listed.join(' or ') : `${listed.slice(0, -1).join(', ')} or ${listed.at(-1)}`;
+  throw usageError(`invalid ${flag}: expected ${expected}, got '${raw}'`);
+}
+
 /** The directory must exist now: a typo should fail here, not as a spawn error on the first command. */
 export function directoryOption(raw: string | boolean | undefined): string | undefined {
   if (raw === undefined || typeof raw === 'boolean') return undefined;

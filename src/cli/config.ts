@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseRuntimeOptions, type RuntimeOptions } from '../runtime/options.js';
-import { integerOption, usageError, type OptionSpec } from './args.js';
+import { envPolicySchema } from '../env/policy.js';
+import { sandboxConfigSchema } from '../sandbox/config.js';
+import { choiceOption, integerOption, usageError, type OptionSpec } from './args.js';
 
 const MAX_MS = 2_147_483_647;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -68,7 +70,8 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
   set('maxOutputBytes', bytes('max-output-bytes'));
   set('maxSpillBytes', bytes('max-spill-bytes'));
   const env = { ...executor.env };
-  if (typeof values['env-inherit'] === 'string') env.inherit = values['env-inherit'] as typeof env.inherit;
+  const inherit = choiceOption('--env-inherit', values['env-inherit'], envPolicySchema.shape.inherit.unwrap().options);
+  if (inherit !== undefined) env.inherit = inherit as typeof env.inherit;
   if (typeof values['env-exclude'] === 'string') env.exclude = list(values['env-exclude']);
   if (typeof values['env-include-only'] === 'string') env.includeOnly = list(values['env-include-only']);
   if (Object.keys(env).length > 0) executor.env = env;
@@ -79,9 +82,13 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
     runtime.jobs = { ...runtime.jobs, maxJobsPerOwner: maxJobs };
   }
   const sandbox: Record<string, string | boolean> = {};
-  if (typeof values.sandbox === 'string') sandbox.mode = values.sandbox;
-  if (typeof values['sandbox-backend'] === 'string') sandbox.backend = values['sandbox-backend'];
-  if (typeof values.network === 'string') sandbox.network = values.network;
+  const choices = sandboxConfigSchema.shape;
+  const mode = choiceOption('--sandbox', values.sandbox, choices.mode.unwrap().options);
+  const backend = choiceOption('--sandbox-backend', values['sandbox-backend'], choices.backend.unwrap().options);
+  const network = choiceOption('--network', values.network, choices.network.unwrap().options);
+  if (mode !== undefined) sandbox.mode = mode;
+  if (backend !== undefined) sandbox.backend = backend;
+  if (network !== undefined) sandbox.network = network;
   if (values['allow-unix-sockets'] === true) sandbox.allowUnixSockets = true;
   if (Object.keys(sandbox).length > 0) runtime.sandbox = { ...runtime.sandbox, ...sandbox } as RuntimeOptions['sandbox'];
   // Judged now, by the schema createRuntime uses, so a bad value fails before anything starts.

@@ -54,9 +54,11 @@ async function report(error: unknown): Promise<number> {
     await write(io.stderr, `shellring${dispatched ? ` ${dispatched}` : ''}: ${error.message}\nRun '${help}' for usage.\n`);
     return 2;
   }
-  // Options rejected by the runtime's own validation (a sandbox mode it does not know) are usage errors too.
+  // Options rejected by the runtime's own validation (flags are judged first; this is what remains) are usage
+  // errors too, and point to the same help.
   if (isShellringError(error, 'SHELLRING_INVALID_CONFIG')) {
-    await write(io.stderr, `shellring: ${error.message}\n`);
+    const help = dispatched ? `shellring ${dispatched} --help` : 'shellring --help';
+    await write(io.stderr, `shellring: ${error.message}\nRun '${help}' for usage.\n`);
     return 2;
   }
   await write(io.stderr, `shellring: ${(error as Error)?.stack ?? String(error)}\n`);

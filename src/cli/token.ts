@@ -33,12 +33,21 @@ function fromFile(file: string, source: string): TokenSource {
   }
   // One trailing newline is what `echo ... > file` leaves; it is not part of the token.
   const token = judged(text.replace(/\r?\n$/, ''), source);
-  // Another user who can read the file holds the server; one who can write it chooses its token.
-  const mode = statSync(file).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    throw usageError(`the token file ${source} is open to group or others (mode ${mode.toString(8).padStart(4, '0')}); make it the owner's alone: chmod 600 '${file}'`);
-  }
+  private_(file, source);
   return { token, file };
+}
+
+/**
+ * Refused, not warned about: whoever can read the token can run any command as this server, and a warning scrolls
+ * by in a log while the server keeps serving. The fix is one chmod.
+ */
+function private_(file: string, source: string): void {
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  const octal = mode.toString(8).padStart(4, '0');
+  throw usageError(
+    `refusing ${source}: group or others can read or change it (mode ${octal}), and whoever reads the token can run commands as this server; run chmod 600 '${file}'`,
+  );
 }
 
 function judged(token: string, source: string): string {

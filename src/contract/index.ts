@@ -12,3 +12,4 @@ export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './r
 export { parseExitStatus, type ExitStatus } from './exit-status.js';
 export { environmentTexts } from './environment-texts.js';
 export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } from './sandbox-context.js';
+export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';

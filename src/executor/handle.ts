@@ -4,6 +4,7 @@ import { executorErrors } from '../contract/index.js';
 import { RUNNER_UNAVAILABLE, type KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult, type SpillContext } from './stream-result.js';
+import type { WaitingFinding } from './waiting.js';
 import type {
   ObservedReader,
   ProcessHandle,
@@ -32,6 +33,7 @@ export class StartedCommand implements ProcessHandle {
   #capture: CaptureBackend;
   readonly #spill: SpillContext;
   #launch: Launch | undefined;
+  readonly #onWaiting = new Set<(finding: WaitingFinding | undefined) => void>();
   /** Neither launched nor settled: its spec is still being prepared. */
   #waiting = true;
   #released = false;
@@ -56,6 +58,16 @@ export class StartedCommand implements ProcessHandle {
     this.gone = new Promise<void>((resolve) => (this.#markGone = resolve));
   }
 
+  /** What the silent command waits for, as its supervisor last found it. */
+  waitingFor(): WaitingFinding | undefined {
+    return this.#launch?.waiting;
+  }
+
+  onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void {
+    this.#onWaiting.add(listener);
+    return () => this.#onWaiting.delete(listener);
+  }
+
   /** True until the command is launched or the handle settles without it. */
   get waiting(): boolean {
     return this.#waiting;
@@ -65,6 +77,9 @@ export class StartedCommand implements ProcessHandle {
   launch(launch: Launch, sandbox: SandboxSpec | undefined): void {
     this.#waiting = false;
     this.#launch = launch;
+    launch.onWaiting((finding) => {
+      for (const listener of this.#onWaiting) listener(finding);
+    });
     this.#sandbox = sandbox;
     void launch.gone.then(this.#markGone);
     void this.#follow(launch).then(this.#settle);

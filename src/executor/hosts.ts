@@ -3,12 +3,15 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { HostEvent, HostRequest, KillCause, LiveCommand, SupervisorResult, SupervisorTask } from './protocol.js';
+import type { WaitingFinding } from './waiting.js';
 
 /** What a host tells one command's launch. */
 export interface LaunchListener {
   spawned(live: LiveCommand | null): void;
   result(result: SupervisorResult): void;
   gone(): void;
+  /** What the silent command waits for, as the supervisor last found it (null: not known to wait). */
+  waiting(finding: WaitingFinding | null): void;
   /** The worker died with the command in it. */
   crashed(error: string): void;
 }
@@ -39,6 +42,7 @@ class Host {
       if (!entry) return;
       if (event.type === 'spawned') entry.listener.spawned(event.live);
       else if (event.type === 'result') entry.listener.result(event.result);
+      else if (event.type === 'waiting') entry.listener.waiting(event.finding);
       else this.#forget(event.id).listener.gone();
     });
     // The worker ended (crashed or terminated): its port closes with it.
@@ -119,6 +123,7 @@ export class SupervisorHosts {
       listener: {
         spawned: listener.spawned,
         result: listener.result,
+        waiting: listener.waiting,
         gone: () => (forget(), listener.gone()),
         crashed: (error) => (forget(), listener.crashed(error)),
       },

@@ -2,6 +2,7 @@
 import type { LaunchListener, SupervisorHosts } from './hosts.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from './protocol.js';
 import { track } from './live-groups.js';
+import type { WaitingFinding } from './waiting.js';
 
 export type LaunchResult = SupervisorResult | { kind: 'crashed'; error: string };
 
@@ -14,6 +15,8 @@ export class Launch {
   #live: LiveCommand | undefined;
   #untrack: (() => void) | undefined;
   #ended = false;
+  #waiting: WaitingFinding | undefined;
+  #onWaiting = new Set<(finding: WaitingFinding | undefined) => void>();
 
   constructor(hosts: SupervisorHosts, task: SupervisorTask) {
     let settle!: (result: LaunchResult) => void;
@@ -31,8 +34,12 @@ export class Launch {
         this.#live = live;
         this.#untrack = track(live);
       },
-      result: settle,
+      result: (result) => {
+        this.#setWaiting(undefined);
+        settle(result);
+      },
       gone: end,
+      waiting: (finding) => this.#setWaiting(finding ?? undefined),
       crashed: (error) => {
         // The worker is gone; its runner lost the lifeline (or its parent) and kills the command.
         settle({ kind: 'crashed', error });
@@ -50,6 +57,22 @@ export class Launch {
   async release(): Promise<void> {
     if (!this.#ended) this.#control.release();
     await this.gone;
+  }
+
+  /** What the silent command waits for, as last found; undefined when not known to wait. */
+  get waiting(): WaitingFinding | undefined {
+    return this.#waiting;
+  }
+
+  /** Calls `listener` with each change of finding; returns the unsubscribe. */
+  onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void {
+    this.#onWaiting.add(listener);
+    return () => this.#onWaiting.delete(listener);
+  }
+
+  #setWaiting(finding: WaitingFinding | undefined): void {
+    this.#waiting = finding;
+    for (const listener of this.#onWaiting) listener(finding);
   }
 
   /** The live process group and runner, while they run. */

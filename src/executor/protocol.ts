@@ -1,5 +1,6 @@
 // The plain-data messages between the main thread and the supervisor workers (nothing here survives as a class).
 import type { MessagePort } from 'node:worker_threads';
+import type { WaitingFinding } from './waiting.js';
 
 /** How the runner's error starts when the sandbox it was asked for cannot be made here (see the runner's spawn.rs). */
 export const RUNNER_UNAVAILABLE = 'sandbox unavailable: ';
@@ -61,5 +62,7 @@ export type HostEvent =
   | { type: 'spawned'; id: number; live: LiveCommand | null }
   /** bash has ended and its output drained, or the command failed to start. */
   | { type: 'result'; id: number; result: SupervisorResult }
+  /** What the silent command waits for (null: no longer known to wait), as the supervisor last found it. */
+  | { type: 'waiting'; id: number; finding: WaitingFinding | null }
   /** The runner and every descendant it reaped have ended: nothing of this command is left. */
   | { type: 'gone'; id: number };

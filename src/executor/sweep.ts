@@ -71,18 +71,8 @@ export async function sweep(runnerPid: number | undefined, group: number | undef
  * The sandbox's own processes do not count: bubblewrap itself, and whatever runs in the pid namespace it made,
  * which the kernel kills when that namespace's first process ends (under load some may not have died yet). */
 export function countDescendants(root: number, condemnedGroup?: number): number {
-  const found = new Set<number>();
-  const queue = [root];
-  while (queue.length) {
-    const pid = queue.pop()!;
-    const kids = childrenOf(pid);
-    if (kids === undefined) return pid === root ? sweepTargets(root, undefined).length : found.size;
-    for (const kid of kids) {
-      if (found.has(kid)) continue;
-      found.add(kid);
-      queue.push(kid);
-    }
-  }
+  const found = descendants(root);
+  if (found === undefined) return sweepTargets(root, undefined).length;
   const home = pidNamespace(root);
   let live = 0;
   for (const pid of found) {
@@ -92,6 +82,23 @@ export function countDescendants(root: number, condemnedGroup?: number): number 
     live += 1;
   }
   return live;
+}
+
+/** Every pid below `root` by parent links (live or not); undefined when /proc has no `children` files for it. */
+export function descendants(root: number): Set<number> | undefined {
+  const found = new Set<number>();
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.pop()!;
+    const kids = childrenOf(pid);
+    if (kids === undefined) return pid === root ? undefined : found;
+    for (const kid of kids) {
+      if (found.has(kid)) continue;
+      found.add(kid);
+      queue.push(kid);
+    }
+  }
+  return found;
 }
 
 /** The children of every thread of `pid`; undefined when /proc has no `children` files for it. */

@@ -1,6 +1,7 @@
 // The executor seam: requests from callers, resolved specs, results and process handles.
 import type { ObserveResult } from '../capture/types.js';
 import type { SandboxFacts } from '../contract/index.js';
+import type { WaitingFinding } from './waiting.js';
 
 export interface ExecRequest {
   command: string;
@@ -107,4 +108,8 @@ export interface ProcessHandle {
   sandboxFacts(): SandboxFacts | undefined;
   /** Frees the capture; call once the output is no longer needed. */
   release(): void;
+  /** What the silent command waits for (input nobody can give, connections), as last found; undefined otherwise. */
+  waitingFor(): WaitingFinding | undefined;
+  /** Calls `listener` with each change of that finding; returns the unsubscribe. */
+  onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void;
 }

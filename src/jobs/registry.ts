@@ -338,7 +338,9 @@ function settled(state: JobState): boolean {
 
 function info(job: Job): JobInfo {
   const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId } = job;
+  const waiting = state === 'running' ? job.source.waiting?.() : undefined;
   return {
+    ...(waiting !== undefined ? { waiting } : {}),
     id,
     kind,
     label,

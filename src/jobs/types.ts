@@ -1,5 +1,6 @@
 // The job runtime's vocabulary: states, sources that feed a job, and what observers see.
 import type { RingRead } from '../capture/types.js';
+import type { WaitingFinding } from '../contract/index.js';
 
 export type JobState = 'running' | 'stopping' | 'completed' | 'killed' | 'failed';
 
@@ -25,6 +26,8 @@ export interface JobSource {
   settledNotices?(): string[];
   /** Frees what the source holds (its capture). */
   release(): void;
+  /** What the job's silent command waits for, as last found. */
+  waiting?(): WaitingFinding | undefined;
 }
 
 export interface JobInfo {
@@ -44,6 +47,8 @@ export interface JobInfo {
   foreground: boolean;
   /** The tool call that started it, so a view can put its output on that call's card. */
   callId?: string;
+  /** While running: what its silent command waits for (input nobody can type, connections), as last found. */
+  waiting?: WaitingFinding;
 }
 
 export type JobEvent =

@@ -40,6 +40,7 @@ export function bashJobSource(
       return escalationAdvertised ? [markers.denied(sandbox.mode), markers.escalationHint] : [markers.denied(sandbox.mode)];
     },
     release: () => handle.release(),
+    waiting: () => handle.waitingFor(),
   };
 }
 

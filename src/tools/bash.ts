@@ -18,10 +18,12 @@ import {
   bashJobLabel,
   bashToolErrors,
   escalationReason,
+  handOffWaiting,
   jobTexts,
   markers,
   renderForeground,
   type ForegroundFacts,
+  waitingLine,
 } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { ShellringError } from '../errors.js';
@@ -257,6 +259,7 @@ export class BashTool {
       source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode, context), true),
       foreground: true,
     });
+    const started = Date.now();
     const ended = await waitFor(handle, spec.timeoutMs, context.signal);
     if (ended === 'aborted') {
       jobs.kill(job.id, bashToolErrors.aborted, 'teardown');
@@ -264,16 +267,21 @@ export class BashTool {
       jobs.remove(job.id);
       throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
     }
-    if (ended === 'timeout') {
+    if (ended === 'timeout' || ended === 'waiting') {
       jobs.promote(job.id);
       // The seed shows the newest output (what the command is doing now); job_output continues after it.
       const { text: seen, unreadBytes } = jobs.readDelta(job.id, true);
       const output = appendLine(seen, unreadBytes > 0 ? `${jobTexts.moreOutput}\n` : '');
-      return textResult(`${output}${jobTexts.promoted(spec.timeoutMs, job.id)}`, {
+      // A command known to wait is handed over without the promise of a notice it may never earn.
+      const waiting = handle.waitingFor();
+      const after = ended === 'waiting' ? Date.now() - started : spec.timeoutMs;
+      const handOff = waiting ? `${waitingLine(waiting)}\n${handOffWaiting(after, job.id)}` : jobTexts.promoted(after, job.id);
+      return textResult(`${output}${handOff}`, {
         kind: 'promoted',
         jobId: job.id,
         timeoutMs: spec.timeoutMs,
         output: seen,
+        ...(waiting ? { waiting } : {}),
       });
     }
     const outcome = await handle.done;
@@ -334,14 +342,19 @@ function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean)
   });
 }
 
-function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted'> {
+/** `waiting`: every process waits for input that can never come, so the timeout need not be waited out. */
+function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted' | 'waiting'> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     const onAbort = () => finish('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch = handle.onWaiting((finding) => {
+      if (finding?.kind === 'input') finish('waiting');
+    });
     void handle.done.then(() => finish('done'));
-    function finish(how: 'done' | 'timeout' | 'aborted') {
+    function finish(how: 'done' | 'timeout' | 'aborted' | 'waiting') {
       clearTimeout(timer);
+      unwatch();
       signal?.removeEventListener('abort', onAbort);
       resolve(how);
     }

@@ -1,7 +1,7 @@
 // job_output, job_list and job_kill: the model's controls over its own background jobs.
 import { z } from 'zod';
 import type { JobRegistry } from '../jobs/registry.js';
-import { jobErrors, jobTexts, jobToolDocs, statusLine } from '../contract/index.js';
+import { jobErrors, jobTexts, jobToolDocs, statusLine, waitingLine } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { plainArgs } from './plain-args.js';
 import { jobKillSchema, jobListSchema, jobOutputSchema } from './output-schemas.js';
@@ -99,7 +99,7 @@ async function output(
 function list(jobs: JobRegistry, context: CallContext): ToolResult {
   const mine = jobs.list(context.sessionId).filter((job) => !job.foreground || job.state === 'running');
   const text = mine.length
-    ? mine.map((job) => jobTexts.listLine(job.id, job.kind, job.state, job.label)).join('\n')
+    ? mine.map((job) => jobTexts.listLine(job.id, job.kind, job.state, job.label) + (job.waiting ? ` ${waitingLine(job.waiting)}` : '')).join('\n')
     : jobTexts.noJobs;
   return textResult(text, { jobs: mine.map((job) => ({ ...job, status: statusLine(job) })) });
 }

@@ -36,6 +36,10 @@ export const bashOutputSchema = z.looseObject({
     .describe('foreground: processes the command left running, and the background job that holds them, if any.'),
   jobId: z.string().optional().describe('background and promoted: the job to read with job_output.'),
   output: z.string().optional().describe('promoted: the output shown before the hand-off.'),
+  waiting: z
+    .looseObject({ kind: z.enum(['input', 'accept']), pid: z.number().int(), name: z.string() })
+    .optional()
+    .describe('promoted: what the command waits for, when known (input nobody can type, or connections).'),
 });
 
 const jobInfo = z.looseObject({

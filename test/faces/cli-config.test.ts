@@ -67,9 +67,9 @@ describe('run with --config and flags', () => {
     [['run', '--config', 'UNKNOWN', '--', 'true'], /^shellring run: invalid --config '.+unknown\.json': executor: Unrecognized key: "bogus"\n/],
     [['run', '--config', 'NEGATIVE', '--', 'true'], /^shellring run: invalid --config '.+negative\.json': executor\.maxOutputBytes: Too small/],
     [['serve', '--config', 'BADSERVE'], /^shellring serve: invalid --config '.+badserve\.json': serve\.port: Invalid input: expected number/],
-    [['run', '--sandbox-backend', 'bogus', '--', 'true'], /^shellring: invalid runtime options: sandbox\.backend: Invalid option/],
-    [['run', '--network', 'sometimes', '--', 'true'], /^shellring: invalid runtime options: sandbox\.network: Invalid option/],
-    [['mcp', '--env-inherit', 'most'], /^shellring: invalid runtime options: executor\.env\.inherit: expected "all", "core" or "none"/],
+    [['run', '--sandbox-backend', 'bogus', '--', 'true'], /^shellring run: invalid --sandbox-backend: expected "landlock" or "bubblewrap", got 'bogus'\nRun 'shellring run --help' for usage\.\n$/],
+    [['run', '--network', 'sometimes', '--', 'true'], /^shellring run: invalid --network: expected "allow" or "deny", got 'sometimes'\nRun 'shellring run --help' for usage\.\n$/],
+    [['mcp', '--env-inherit', 'most'], /^shellring mcp: invalid --env-inherit: expected "all", "core" or "none", got 'most'\nRun 'shellring mcp --help' for usage\.\n$/],
     [['serve', '--max-output-bytes', 'lots'], /^shellring serve: invalid --max-output-bytes: expected bytes from 0 to/],
   ])('refuses bad configuration %j with a clear message and status 2', (args, message) => {
     const files: Record<string, string> = {

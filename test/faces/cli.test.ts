@@ -81,7 +81,9 @@ describe('shellring run', () => {
     expect(existsSync(`${work}/sandboxed.txt`)).toBe(false);
     const bogus = shellring('run', '--sandbox', 'bogus', '--', 'true');
     expect(bogus.status).toBe(2);
-    expect(bogus.stderr).toMatch(/^shellring: invalid runtime options: sandbox\.mode: .*\n$/);
+    expect(bogus.stderr).toBe(
+      `shellring run: invalid --sandbox: expected "read-only", "workspace-write" or "danger-full-access", got 'bogus'\nRun 'shellring run --help' for usage.\n`,
+    );
   });
 
   it('keeps a read-only command from setting the setuid bit on a copy of bash outside its workspace', () => {

@@ -232,7 +232,7 @@ describe('configuration of the token', () => {
     chmodSync(open, 0o644);
     expect(shellring({}, 'serve', '--token-file', open)).toEqual({
       status: 2,
-      stderr: `shellring serve: the token file --token-file '${open}' is open to group or others (mode 0644); make it the owner's alone: chmod 600 '${open}'\nRun 'shellring serve --help' for usage.\n`,
+      stderr: `shellring serve: refusing --token-file '${open}': group or others can read or change it (mode 0644), and whoever reads the token can run commands as this server; run chmod 600 '${open}'\nRun 'shellring serve --help' for usage.\n`,
     });
     expect(shellring({}, 'serve', '--token-file', join(work, 'missing')).stderr).toContain(
       `shellring serve: cannot read --token-file '${join(work, 'missing')}': ENOENT`,

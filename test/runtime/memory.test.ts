@@ -6,7 +6,6 @@ import { createRuntime, type Runtime, type Session } from '../../src/index.js';
 import { background, settledJob, text } from '../helpers/calls.js';
 
 const MiB = 1024 * 1024;
-const MORE = '[more output available — call job_output again]';
 const GiB = 1024 * MiB;
 let runtime: Runtime;
 let session: Session;
@@ -57,14 +56,6 @@ function everyByteIs(path: string, unit: string): boolean {
   }
 }
 
-/** The text of a job_output read, split into its body and its last two lines (notice and status). */
-function tailLines(output: string): { body: string; notice: string; status: string } {
-  const lines = output.split('\n');
-  // A read that stopped at its maximum says so between its text and the status line.
-  if (lines.at(-2) === MORE) lines.splice(-2, 1);
-  return { body: lines.slice(0, -2).join('\n'), notice: lines.at(-2)!, status: lines.at(-1)! };
-}
-
 describe('a 1 GiB job under a following observer', () => {
   it('keeps RSS growth well under 64 MiB and names the complete 1 GiB spill file', async () => {
     // Warm up: workers, code paths and allocator arenas are not growth.
@@ -83,20 +74,22 @@ describe('a 1 GiB job under a following observer', () => {
     expect(lossyReads).toBeGreaterThan(0);
     expect(growth).toBeLessThan(64 * MiB);
 
+    // The first read of the finished job leads with its newest output and the spill file that holds all of it.
     const output = text(await session.callTool('job_output', { job_id: id }));
-    const { body, notice, status } = tailLines(output);
-    const spill = /^\[some output was dropped from memory; full output: (\/\S+\.stdout\.log)\]$/.exec(notice);
-    expect(spill, notice).not.toBeNull();
-    expect(statSync(spill![1]!).size).toBe(GiB);
-    expect(everyByteIs(spill![1]!, 'y\n')).toBe(true);
-    expect(status).toBe('[status: completed, exit code: 0]');
+    const lead = output.slice(0, output.indexOf('\n'));
+    const spill = /^\[skipped (\d+) bytes of older output; full output: (\/\S+\.stdout\.log) \((\d+) bytes\); grep or tail the file instead of paging\]$/.exec(lead);
+    expect(spill, lead).not.toBeNull();
+    expect(Number(spill![3])).toBe(GiB);
+    expect(statSync(spill![2]!).size).toBe(GiB);
+    expect(everyByteIs(spill![2]!, 'y\n')).toBe(true);
+    const body = output.slice(lead.length + 1, output.lastIndexOf('\n[status: '));
+    expect(output.endsWith('\n[status: completed, exit code: 0]')).toBe(true);
+    expect(Number(spill![1]) + body.length + 1).toBe(GiB);
     expect(body.length).toBeGreaterThan(0);
     expect(body.length).toBeLessThanOrEqual(64_000);
-    expect(body.replace(/y\n/g, '').replace(/^\n|y$/g, '')).toBe('');
-    // The notice comes once: the next read continues without a gap.
-    const rest = text(await session.callTool('job_output', { job_id: id }));
-    expect(rest).not.toContain('[some output was dropped from memory');
-    expect(rest.endsWith('\n[status: completed, exit code: 0]')).toBe(true);
+    expect(body.replace(/y\n/g, '').replace(/y$/g, '')).toBe('');
+    // Nothing is left: the next read says so.
+    expect(text(await session.callTool('job_output', { job_id: id }))).toBe('(no new output)\n[status: completed, exit code: 0]');
   });
 
   it('names the spill files, stdout then stderr, when the streams fit under the spill cap', async () => {
@@ -104,10 +97,12 @@ describe('a 1 GiB job under a following observer', () => {
     const id = await background(session, `yes | head -c ${size}; yes e | head -c ${size} >&2`, 'Print on both streams');
     await settledJob(runtime, id);
     const output = text(await session.callTool('job_output', { job_id: id }));
-    const { notice, status } = tailLines(output);
-    const match = /^\[some output was dropped from memory; full output: (\/\S+\.stdout\.log), (\/\S+\.stderr\.log)\]$/.exec(notice);
-    expect(match, notice).not.toBeNull();
-    expect(status).toBe('[status: completed, exit code: 0]');
+    const lead = output.slice(0, output.indexOf('\n'));
+    const match = new RegExp(
+      `^\\[skipped \\d+ bytes of older output; full output: (/\\S+\\.stdout\\.log) \\(${size} bytes\\), (/\\S+\\.stderr\\.log) \\(${size} bytes\\); grep or tail the file instead of paging\\]$`,
+    ).exec(lead);
+    expect(match, lead).not.toBeNull();
+    expect(output.endsWith('\n[status: completed, exit code: 0]')).toBe(true);
     const [stdoutPath, stderrPath] = [match![1]!, match![2]!];
     expect(statSync(stdoutPath).size).toBe(size);
     expect(statSync(stderrPath).size).toBe(size);

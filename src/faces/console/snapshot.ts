@@ -2,6 +2,7 @@
 import type { Runtime } from '../../runtime/runtime.js';
 import type { ConsoleApprovals } from './approvals.js';
 import type { Timeline } from './timeline.js';
+import { waitingLine } from '../../contract/index.js';
 
 export interface SessionRow {
   id: string;
@@ -20,6 +21,8 @@ export interface JobRow {
   state: string;
   detail?: string;
   killReason?: string;
+  /** What its silent command waits for, as the model reads it. */
+  waiting?: string;
   startedAt: number;
   settledAt?: number;
   bytes: number;
@@ -63,6 +66,7 @@ export function snapshot(runtime: Runtime, timeline: Timeline, approvals: Consol
       state: job.state,
       ...(job.detail !== undefined ? { detail: job.detail } : {}),
       ...(job.killReason !== undefined ? { killReason: job.killReason } : {}),
+      ...(job.waiting !== undefined ? { waiting: waitingLine(job.waiting) } : {}),
       startedAt: job.startedAt,
       ...(job.settledAt !== undefined ? { settledAt: job.settledAt } : {}),
       bytes: bytesOf(runtime, job.id),

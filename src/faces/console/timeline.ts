@@ -31,6 +31,8 @@ export interface CardResult {
   cut: number;
   exitCode?: number | null;
   signal?: string;
+  /** The reason a person gave when stopping a foreground command. */
+  stopped?: string;
   spills: string[];
 }
 
@@ -203,6 +205,7 @@ function cardResult(result: ToolResult): CardResult {
     text: copied(body.slice(cut)),
     cut,
     ...(status ? ('signal' in status ? { signal: status.signal } : { exitCode: status.exitCode }) : {}),
+    ...(foreground && typeof value.stopped === 'string' ? { stopped: value.stopped } : {}),
     spills,
   };
 }

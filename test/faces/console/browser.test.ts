@@ -118,7 +118,8 @@ describe('the web console in chromium', () => {
     expect(text).toBe('waiting\n[stopped: the person needs the machine now]\n[killed by signal: SIGTERM]');
     // The card ends with the exit pill parsed from that result.
     const card = page.locator('[data-call]').filter({ hasText: 'Wait for a whole minute' });
-    await expect.poll(() => card.locator('[data-pill]').textContent()).toBe('signal SIGTERM');
+    await expect.poll(() => card.locator('[data-pill]').textContent()).toBe('stopped');
+    await expect.poll(() => card.locator('[data-stopped]').textContent()).toBe('stopped: the person needs the machine now');
     await expect.poll(() => card.locator('pre.result').textContent()).toContain('[stopped: the person needs the machine now]');
     await page.close();
   });
@@ -203,6 +204,64 @@ describe('the web console in chromium', () => {
     const text = readFileSync(saved, 'utf8');
     expect(text.split('\n').length).toBe(200001);
     expect(text.endsWith('199999\n200000\n')).toBe(true);
+    await page.close();
+  });
+
+  it('opens on the session with the newest activity, with the task list above its timeline', async () => {
+    const older = await connect('console-older');
+    const newer = await connect('console-newer');
+    await call(newer.tc.client, 'bash', { command: 'echo first', description: 'Print in the other session' });
+    await call(older.tc.client, 'bash', { command: 'seq 1 400', description: 'Print a long output last' });
+    const page = await openPage();
+    await page.locator(`[data-session="${older.sessionId}"].selected`).waitFor();
+    await page.locator('[data-call]').filter({ hasText: 'Print a long output last' }).waitFor();
+    const tasks = await page.locator('table').first().boundingBox();
+    const timeline = await page.locator('section.timeline').boundingBox();
+    expect(tasks!.y).toBeLessThan(timeline!.y);
+    await page.close();
+  });
+
+  it('opens a live pane on output that is already long at its newest line, and follows it unless scrolled up', async () => {
+    const { tc, sessionId } = await connect('console-follow');
+    const jobId = jobIdOf(
+      textOf(
+        await call(tc.client, 'bash', {
+          command: 'seq 1 3000; while :; do sleep 0.3; echo tick; done',
+          description: 'Print much, then tick',
+          run_in_background: true,
+        }),
+      ),
+    );
+    const page = await openPage(sessionId);
+    const pre = page.locator(`pre[data-output="${jobId}"]`).first();
+    await pre.filter({ hasText: 'tick' }).waitFor();
+    const atBottom = () => pre.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 4);
+    await expect.poll(atBottom).toBe(true);
+    await pre.evaluate((el) => (el.scrollTop = 0));
+    const ticks = async () => (await pre.textContent())!.split('tick').length;
+    const before = await ticks();
+    await expect.poll(ticks).toBeGreaterThan(before + 1);
+    expect(await pre.evaluate((el) => el.scrollTop)).toBe(0);
+    await call(tc.client, 'job_kill', { job_id: jobId });
+    await page.close();
+  });
+
+  it('shows what a silent job waits for', async () => {
+    const { tc, sessionId } = await connect('console-waiting');
+    const page = await openPage(sessionId);
+    const jobId = jobIdOf(
+      textOf(
+        await call(tc.client, 'bash', {
+          command: `python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); s.accept()'`,
+          description: 'Wait for a callback',
+          run_in_background: true,
+        }),
+      ),
+    );
+    const row = page.locator(`tr[data-job="${jobId}"]`);
+    await row.locator('[data-waiting]').waitFor({ timeout: 30_000 });
+    expect(await row.locator('[data-waiting]').textContent()).toMatch(/^\[waiting: pid \d+ \(python3[.\d]*\) accepts connections on 127\.0\.0\.1:\d+\]$/);
+    await call(tc.client, 'job_kill', { job_id: jobId });
     await page.close();
   });
 

@@ -51,6 +51,7 @@ function ResultText({ result }) {
 }
 
 function ExitPill({ result }) {
+  if (result.stopped !== undefined) return html`<span class="pill warn" data-pill>stopped</span>`;
   if (result.signal !== undefined) return html`<span class="pill bad" data-pill>signal ${result.signal}</span>`;
   if (result.exitCode === undefined) {
     const text = result.isError ? 'error' : result.kind === 'background' ? 'started' : result.kind === 'promoted' ? 'moved to background' : 'returned';
@@ -71,6 +72,8 @@ function Card({ card, job, now }) {
     </header>
     ${card.command !== undefined ? html`<pre class="command">$ ${card.command}</pre>` : html`<pre class="command">${card.tool} ${card.argsText ?? ''}</pre>`}
     ${card.cwd ? html`<div class="cwd">in ${card.cwd}</div>` : null}
+    ${!running && card.result.stopped !== undefined ? html`<div class="stopped" data-stopped>stopped: ${card.result.stopped}</div>` : null}
+    ${job?.waiting ? html`<div class="waiting" data-waiting>${job.waiting}</div>` : null}
     ${job ? html`<div class="jobline">job ${job.id} · ${job.state} · ${bytes(job.bytes)}</div><${Output} jobId=${job.id} />` : null}
     ${!running && !job ? html`<${ResultText} result=${card.result} />` : null}
     ${!running && card.result.spills.length
@@ -146,7 +149,7 @@ function TaskList({ jobs, selected, onSelect, now, names }) {
               <td>${job.waited ? html`<span class="pill warn waited" title="a tool call is still waiting on this job" data-waited>call waits</span>` : null}</td>
               <td>${job.id}</td>
               <td>${names.get(job.sessionId) ?? job.sessionId}</td>
-              <td><span class="state ${job.state}">${job.state}</span>${job.detail ? html` <small>${job.detail}</small>` : null}</td>
+              <td><span class="state ${job.state}">${job.state}</span>${job.detail ? html` <small>${job.detail}</small>` : null}${job.waiting ? html` <small class="waiting" data-waiting>${job.waiting}</small>` : null}</td>
               <td class="labelcell" title=${job.command ?? job.label}>${job.label}</td>
               <td>${duration((job.settledAt ?? now) - job.startedAt)}</td>
               <td>${bytes(job.bytes)}</td>
@@ -209,8 +212,8 @@ function App() {
   }, [session, job]);
 
   useEffect(() => {
-    // The first session is shown until a person picks one.
-    if (!session && snap?.sessions.length) setSession(snap.sessions[0].id);
+    // Until a person picks one, the session with the newest activity (live work first) is shown.
+    if (!session && snap?.sessions.length) setSession(newest(snap.sessions).id);
   }, [snap, session]);
 
   if (!snap) return html`<p class="muted">Connecting…</p>`;
@@ -247,6 +250,7 @@ function App() {
     </aside>
     <main>
       <${Approvals} approvals=${snap.approvals} sessions=${names} now=${now} />
+      <${TaskList} jobs=${snap.jobs} selected=${job} onSelect=${selectJob} now=${now} names=${names} />
       ${current
         ? html`<section class="timeline">
             <h2>Session ${names.get(current.id)} <small class="cwd">${current.cwd}</small>
@@ -258,9 +262,17 @@ function App() {
       ${selectedJob && !selectedJob.callId
         ? html`<section class="followed"><h2>Output of ${selectedJob.id}</h2><${Output} jobId=${selectedJob.id} /></section>`
         : null}
-      <${TaskList} jobs=${snap.jobs} selected=${job} onSelect=${selectJob} now=${now} names=${names} />
     </main>
   </div>`;
+}
+
+/** The session a person most likely came for: one with live jobs, then the most recent activity. */
+function newest(sessions) {
+  const rank = (s) => [s.liveJobs > 0 ? 1 : 0, s.lastActivity ?? 0];
+  return sessions.reduce((best, s) => {
+    const [a, b] = [rank(s), rank(best)];
+    return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]) ? s : best;
+  });
 }
 
 render(html`<${App} />`, document.getElementById('app'));

@@ -79,6 +79,8 @@ function element(part) {
 export function attach(pre, jobId) {
   const output = outputOf(jobId);
   pre.replaceChildren(...output.parts.map(element));
+  // Opened on output that is already there: start at its newest line, as a person following it would.
+  pre.scrollTop = pre.scrollHeight;
   const view = (added, dropped) => {
     const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
     for (let i = 0; i < dropped && pre.firstChild; i += 1) pre.firstChild.remove();

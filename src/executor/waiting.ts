@@ -1,0 +1,154 @@
+// What a silent command waits for, read from /proc: each process's state, the syscall it sleeps in (by number, per
+// architecture: wchan names differ between kernels, syscall numbers do not) and the target of the descriptor it
+// waits on. Runs in the supervisor workers, never on the main thread.
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import type { WaitingFinding } from '../contract/index.js';
+
+export type { WaitingFinding };
+
+type Wait = 'input' | 'accept' | 'child' | 'relay' | 'busy';
+
+/** Syscall numbers by architecture (asm-generic for arm64). */
+const SYSCALLS: Record<string, Record<string, number[]>> = {
+  x64: {
+    read: [0, 17, 19, 295], // read, pread64, readv, preadv
+    poll: [7, 23, 270, 271, 232, 281, 441], // poll, select, pselect6, ppoll, epoll_wait, epoll_pwait, epoll_pwait2
+    accept: [43, 288],
+    child: [61, 247], // wait4, waitid
+  },
+  arm64: {
+    read: [63, 67, 65, 69],
+    poll: [72, 73, 22, 441],
+    accept: [202, 242],
+    child: [260, 95],
+  },
+};
+
+const TERMINAL = /^\/dev\/(?:pts\/\d+|tty\w*|console)$/;
+
+/** The finding for the processes below `root` (the runner), or undefined when they are not all waiting on
+ * something that cannot come: one waits for input or connections and every other waits for a child or relays a
+ * terminal. A pipeline waiting on its own producer, a sleep or a busy process is not a finding. */
+export function findWaiting(root: number, pids: Iterable<number>, arch: string = process.arch): WaitingFinding | undefined {
+  const table = SYSCALLS[arch];
+  if (!table) return undefined;
+  const procs = [...pids].filter((pid) => pid !== root).map((pid) => ({ pid, fds: fdTargets(pid) }));
+  let found: WaitingFinding | undefined;
+  for (const proc of procs) {
+    // bubblewrap only waits for the sandbox it made.
+    if (commandName(proc.pid) === 'bwrap') continue;
+    const others = procs.filter((other) => other.pid !== proc.pid);
+    const wait = classify(proc.pid, proc.fds, others.map((other) => other.fds), table);
+    if (wait === undefined) continue; // ended while we looked
+    if (wait.kind === 'child' || wait.kind === 'relay') continue;
+    if (wait.kind === 'busy') return undefined;
+    const name = commandName(proc.pid);
+    if (wait.kind === 'input') {
+      if (found?.kind !== 'input') found = { kind: 'input', pid: proc.pid, name, source: wait.source };
+    } else if (wait.kind === 'accept' && !found) {
+      found = { kind: 'accept', pid: proc.pid, name, address: wait.address };
+    }
+  }
+  return found;
+}
+
+type Classified =
+  | { kind: 'input'; source: 'terminal' | 'stdin' }
+  | { kind: 'accept'; address: string }
+  | { kind: Exclude<Wait, 'input' | 'accept'> };
+
+function classify(pid: number, fds: Map<number, string>, others: Map<number, string>[], table: Record<string, number[]>): Classified | undefined {
+  let stat: string;
+  let syscall: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    syscall = readFileSync(`/proc/${pid}/syscall`, 'latin1').trim();
+  } catch {
+    return undefined;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  if (state === 'Z' || state === 'X') return undefined;
+  if (state !== 'S') return { kind: 'busy' };
+  const [nrText, arg0] = syscall.split(' ');
+  const nr = Number(nrText);
+  const fd = arg0 === undefined ? -1 : Number.parseInt(arg0, 16);
+  if (table.child!.includes(nr)) return { kind: 'child' };
+  if (table.read!.includes(nr)) {
+    const target = fds.get(fd) ?? '';
+    if (TERMINAL.test(target)) return { kind: 'input', source: 'terminal' };
+    // Its own stdin with no writer among the command's processes: the bytes would have to come from outside.
+    if (fd === 0 && target.startsWith('pipe:') && !others.some((other) => [...other.values()].includes(target))) {
+      return { kind: 'input', source: 'stdin' };
+    }
+    return { kind: 'busy' };
+  }
+  if (table.poll!.includes(nr)) {
+    // A terminal relay (script, pty.spawn, an ssh client) holds the master side: it waits for its child.
+    if ([...fds.values()].some((target) => target === '/dev/ptmx' || target.startsWith('/dev/pts/ptmx'))) return { kind: 'relay' };
+    // Full-screen programs (vim, less) poll the terminal on their stdin.
+    if (TERMINAL.test(fds.get(0) ?? '')) return { kind: 'input', source: 'terminal' };
+    return { kind: 'busy' };
+  }
+  if (table.accept!.includes(nr)) {
+    const target = fds.get(fd) ?? '';
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    const address = inode === undefined ? undefined : listening(pid, inode);
+    return address === undefined ? { kind: 'busy' } : { kind: 'accept', address };
+  }
+  return { kind: 'busy' };
+}
+
+/** fd number → link target (`/dev/pts/3`, `pipe:[123]`, `socket:[456]`). */
+function fdTargets(pid: number): Map<number, string> {
+  const fds = new Map<number, string>();
+  let names: string[];
+  try {
+    names = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return fds;
+  }
+  for (const name of names) {
+    try {
+      fds.set(Number(name), readlinkSync(`/proc/${pid}/fd/${name}`));
+    } catch {
+      // Closed while we looked.
+    }
+  }
+  return fds;
+}
+
+/** The local address of the TCP socket with this inode, in the process's own network namespace. */
+function listening(pid: number, inode: string): string | undefined {
+  for (const file of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${file}`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[9] === inode) return address(fields[1]!, file === 'tcp6');
+    }
+  }
+  return undefined;
+}
+
+/** `0100007F:1F90` → `127.0.0.1:8080`; IPv6 as eight groups (the kernel prints each 32-bit word in host order). */
+function address(hex: string, v6: boolean): string {
+  const [ip, port] = hex.split(':') as [string, string];
+  const words = ip.match(/.{8}/g) ?? [];
+  const bytes = words.flatMap((word) => (word.match(/../g) ?? []).reverse().map((b) => Number.parseInt(b, 16)));
+  if (!v6) return `${bytes.join('.')}:${Number.parseInt(port, 16)}`;
+  const groups = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  return `[${groups.join(':')}]:${Number.parseInt(port, 16)}`;
+}
+
+function commandName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'latin1').trimEnd();
+  } catch {
+    return '?';
+  }
+}
