@@ -18,6 +18,8 @@ const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
   --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
   --env-exclude <globs>            Comma-separated name globs to remove
   --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
+  --policy <file>                  JSON: a command policy ({"default": ..., "rules": [...]}; README, "Command
+                                   policies"); replaces the --config file's "policy"
 
 Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
 --config file, then the default. The file is validated by the same schema as createRuntime's options.

@@ -9,3 +9,4 @@ export { bashParamDocs, jobToolDocs } from './tool-docs.js';
 export { renderForeground, type ForegroundFacts, type RenderedStream, type SandboxFacts } from './render-foreground.js';
 export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './render-job.js';
 export { parseExitStatus, type ExitStatus } from './exit-status.js';
+export { commandApprovalPrompt, commandApprovalReason, policyLoadErrors, policyPrompt, policyReasons, policyTexts, ruleLabel, unresolvedWhy } from './policy-texts.js';

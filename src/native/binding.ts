@@ -125,6 +125,11 @@ export interface NativeBinding {
   lockSpillRoot(root: string): number;
   /** Removes the spill roots under `parent` whose lock no live runtime holds; returns how many. */
   reclaimSpillRoots(parent: string): number;
+  /**
+   * Every simple command of a bash script (tree-sitter-bash), in source order: its words after leading
+   * assignments, null where a word is not literal, and its text; `error` when part of the script did not parse.
+   */
+  parseCommands(script: string): { commands: { words: (string | null)[]; text: string }[]; error: boolean };
   /** Panics inside native code on purpose; for tests of the panic boundary. */
   panicForTest(): void;
 }

@@ -12,6 +12,9 @@ import { JobsView } from './jobs-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, PROMPT_SECTIONS, type PromptSection } from './assembly.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
+import { loadPolicy } from '../policy/load.js';
+import type { CompiledPolicy } from '../policy/rules.js';
+import { policyPrompt } from '../contract/index.js';
 import { Session, type CallEvent, type SessionOptions } from './session.js';
 import { ShellringError } from '../errors.js';
 
@@ -34,6 +37,7 @@ export class Runtime {
   readonly sandbox: Sandbox | undefined;
   readonly #registry: JobRegistry | undefined;
   readonly #bash: BashTool;
+  readonly #policy: CompiledPolicy | undefined;
   readonly #jobTools: ToolDefinition[];
   readonly #sessions = new Map<string, Session>();
   readonly #events = new EventEmitter();
@@ -42,6 +46,8 @@ export class Runtime {
 
   constructor(input: RuntimeOptions = {}) {
     const options = parseRuntimeOptions(input);
+    // Before anything starts: a policy whose examples fail must stop the runtime, not a call.
+    if (options.policy) this.#policy = loadPolicy(options.policy, 'runtime', 'runtime options', 'policy.');
     this.executor = assembleExecutor(options.executor);
     this.env = assembleEnv({ dshHome: options.dshHome, locateSessionJsonl: options.locateSessionJsonl });
     if (options.sandbox) this.sandbox = assembleSandbox(options.sandbox, this.executor, this.env.dshHome);
@@ -60,6 +66,7 @@ export class Runtime {
       config: { enableRunInBackground: options.enableRunInBackground, promoteOnTimeout: options.promoteOnTimeout },
       sandbox: this.sandbox,
       approval: options.approval,
+      policy: this.#policy,
     });
     this.#jobTools = this.#registry ? jobToolDefinitions() : [];
   }
@@ -98,7 +105,9 @@ export class Runtime {
   }
 
   promptSections(): PromptSection[] {
-    const sections: PromptSection[] = [{ ...PROMPT_SECTIONS.bash }];
+    const policy = this.#policy && policyPrompt({ defaultDecision: this.#policy.default ?? 'allow', rules: this.#policy.rules });
+    const bash = policy ? { ...PROMPT_SECTIONS.bash, text: `${PROMPT_SECTIONS.bash.text}\n${policy}` } : PROMPT_SECTIONS.bash;
+    const sections: PromptSection[] = [{ ...bash }];
     if (this.#registry) sections.push({ ...PROMPT_SECTIONS.jobs });
     return sections;
   }

@@ -14,6 +14,9 @@ import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js
 import { sessionErrors } from '../contract/index.js';
 import type { ListedTool } from './listing.js';
 import { ShellringError } from '../errors.js';
+import { loadPolicy } from '../policy/load.js';
+import type { PolicyConfig } from '../policy/config.js';
+import { SessionPolicy } from '../policy/session-rules.js';
 
 export type { CallOptions };
 
@@ -26,6 +29,11 @@ export interface SessionOptions {
   cwd?: string;
   /** The tools this session's agent may use (listed and callable); default: all the runtime offers. */
   tools?: readonly string[];
+  /**
+   * The embedding host's command policy for this session, a layer under the runtime's: its decisions add to the
+   * operator's (the strictest wins), never relax them.
+   */
+  policy?: PolicyConfig;
 }
 
 /**
@@ -55,6 +63,7 @@ export class Session {
   readonly tools: readonly string[] | undefined;
   readonly #allowed: ReadonlySet<string> | undefined;
   readonly #deps: SessionDeps;
+  readonly #policy: SessionPolicy;
   #approve: ApprovalHandler | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -71,6 +80,7 @@ export class Session {
     this.cwd = resolve(options.cwd ?? deps.executor.config.cwd ?? process.cwd());
     this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));
     this.#allowed = this.tools && new Set(this.tools);
+    this.#policy = new SessionPolicy(options.policy === undefined ? undefined : loadPolicy(options.policy, 'session', 'session options', 'policy.'));
     this.#deps = deps;
   }
 
@@ -111,10 +121,16 @@ export class Session {
       signal: checked.signal,
       callId,
       approve: this.#approve,
+      policy: this.#policy,
     });
     const ended = Date.now();
     this.#emit({ type: 'ended', sessionId: this.id, callId, tool: name, at: ended, durationMs: ended - started, result });
     return result;
+  }
+
+  /** The argv prefixes a person allowed always for this session, in the order they were allowed. */
+  get approvedCommands(): readonly (readonly string[])[] {
+    return this.#policy.approved;
   }
 
   /** Follows this session's tool calls; returns the unsubscribe function. */

@@ -1,4 +1,5 @@
-// The bash tool: validation, background and escalation policy, request assembly, foreground runs and job hand-off.
+// The bash tool: validation, the command policy stage, escalation approval, request assembly, foreground runs and
+// job hand-off.
 import { resolve as resolvePath } from 'node:path';
 import type { EnvRegistry } from '../env/registry.js';
 import type { LocalExecutor } from '../executor/local.js';
@@ -11,6 +12,8 @@ import { bashJobSource, settlement } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
+import { policyStage } from '../policy/stage.js';
+import type { CompiledPolicy } from '../policy/rules.js';
 import {
   bashDescription,
   bashJobLabel,
@@ -33,6 +36,8 @@ export interface BashToolDeps {
   sandbox?: Sandbox;
   /** The approval service: its `request` is every session's channel unless a session has its own. */
   approval?: ApprovalConfig;
+  /** The operator's command policy (the runtime layer); sessions may add their own layers. */
+  policy?: CompiledPolicy;
 }
 
 export class BashTool {
@@ -75,10 +80,24 @@ export class BashTool {
 
   async call(input: unknown, context: CallContext): Promise<ToolResult> {
     try {
+      // Validation: the arguments, and what this composition offers.
       const args = parseBashArgs(this.#schema, input);
       this.#checkPolicy(args);
+      // Approval: the command policy judges what would run, then a sandbox escalation is asked for; both before
+      // any preparation, so a refused call prepares and runs nothing.
+      const refusal = await policyStage(this.#deps.policy, this.#deps.approval, {
+        sessionId: context.sessionId,
+        callId: context.callId,
+        command: args.command,
+        cwd: resolvePath(this.#base(context), args.workdir ?? '.'),
+        signal: context.signal,
+        approve: context.approve,
+        session: context.policy,
+      });
+      if (refusal) return { content: [{ type: 'text', text: refusal.text }], isError: true };
       const mode = await this.#mode(args, context);
       if (context.signal?.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
+      // Run.
       if (args.run_in_background) return this.#startBackground(args, context, mode);
       return await this.#foreground(args, await this.#spec(args, context, mode), context);
     } catch (error) {
@@ -141,6 +160,7 @@ export class BashTool {
     const outcome = await askApproval(
       { policy: approval?.policy, request },
       {
+        kind: 'escalation',
         sessionId: context.sessionId,
         toolName: 'bash',
         callId: context.callId,

@@ -1,6 +1,7 @@
 // What every tool shares: its definition, the call context, and the result shape (text content + typed value).
 import type { z } from 'zod';
 import type { ApprovalHandler } from '../sandbox/approval.js';
+import type { SessionPolicy } from '../policy/session-rules.js';
 
 export interface ToolDefinition {
   name: string;
@@ -18,6 +19,8 @@ export interface CallContext {
   callId?: string;
   /** The session's own approval channel, when it has one (an MCP client that elicits, a console). */
   approve?: ApprovalHandler;
+  /** The session's command policy layers (its host's rules, what a person allowed always). */
+  policy?: SessionPolicy;
 }
 
 export interface ToolResult {

@@ -9,6 +9,7 @@ mod fd_passing;
 mod guard;
 mod js_buffer;
 mod pipes;
+mod policy;
 mod shapes;
 mod spill_roots;
 mod tables;

@@ -13,7 +13,7 @@ import { ShellringError } from '../../errors.js';
 export interface ConsoleOptions {
   /** The secret a person signs in with (`/?token=<token>` once; a cookie afterwards) or sends as a Bearer token. */
   token: string;
-  /** Escalation requests to show for approval; give the same object as the runtime's `approval.request`. */
+  /** Escalation and command requests to show for approval; give the same object as the runtime's `approval.request`. */
   approvals?: ConsoleApprovals;
   /** Mark the sign-in cookie Secure (the console is reached over https, e.g. behind a TLS proxy). */
   secureCookie?: boolean;
@@ -114,7 +114,9 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
     if (match) {
       if (!approvals) return text(res, 404, 'this console is not an approval channel');
       const decision = body.decision;
-      if (decision !== 'allow-once' && decision !== 'reject') return text(res, 400, 'decision must be "allow-once" or "reject"');
+      if (decision !== 'allow-once' && decision !== 'allow-always' && decision !== 'reject') {
+        return text(res, 400, 'decision must be "allow-once", "allow-always" or "reject"');
+      }
       const decided = approvals.decide(decodeURIComponent(match[1]!), decision as ApprovalDecision);
       return decided ? json(res, 200, { decided }) : text(res, 409, 'this request is no longer pending');
     }
