@@ -13,6 +13,8 @@ export interface ParsedScript {
   commands: ParsedCommand[];
   /** Some part of the script did not parse, so commands may be missing. */
   error: boolean;
+  /** The functions the script defines; their bodies are among `commands`. */
+  functions: string[];
 }
 
 export function parseScript(script: string): ParsedScript {

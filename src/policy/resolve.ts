@@ -13,7 +13,10 @@ export interface Invocation {
   views: Word[][];
   /** The simple command's source text. */
   text: string;
-  /** A shell running a literal script, or `eval`: what it runs is checked on its own, not the shell itself. */
+  /**
+   * A shell running a literal script, `eval`, or a call of a function the script defines: what it runs is checked
+   * on its own, not the name itself.
+   */
   transparent: boolean;
   /** Why what it runs cannot be known before it runs. */
   unresolved?: string;
@@ -37,11 +40,12 @@ export function resolveScript(script: string, depth = 0, out: Invocation[] = [])
   }
   const parsed = parseScript(script);
   if (parsed.error) out.push({ views: [], text: firstLine(script), transparent: false, unresolved: unresolvedWhy.parseError });
-  for (const command of parsed.commands) resolveCommand(command.words, command.text, depth, out);
+  const functions = new Set(parsed.functions);
+  for (const command of parsed.commands) resolveCommand(command.words, command.text, depth, functions, out);
   return out;
 }
 
-function resolveCommand(words: Word[], text: string, depth: number, out: Invocation[]): void {
+function resolveCommand(words: Word[], text: string, depth: number, functions: ReadonlySet<string>, out: Invocation[]): void {
   const views: Word[][] = [];
   const privileged: string[] = [];
   let current = words;
@@ -55,6 +59,8 @@ function resolveCommand(words: Word[], text: string, depth: number, out: Invocat
     views.push(current);
     const name = current[0];
     if (name === null || name === undefined) return push({ unresolved: unresolvedWhy.dynamicName });
+    // A function of this script: its body is among the script's commands, checked where it is defined.
+    if (functions.has(name)) return push({ transparent: true });
     const base = basename(name);
     if (WRAPPERS.has(base)) {
       const stripped = stripWrapper(base, current);
@@ -95,7 +101,7 @@ function resolveCommand(words: Word[], text: string, depth: number, out: Invocat
     }
     if (base === 'find') {
       push();
-      findCommands(current, (argv) => resolveCommand(argv, text, depth, out));
+      findCommands(current, (argv) => resolveCommand(argv, text, depth, functions, out));
       return;
     }
     break;

@@ -33,6 +33,7 @@ const SPECS: Record<string, WrapperSpec> = {
   },
   nice: { withArgument: 'n', long: { adjustment: true }, numericOption: true },
   nohup: {},
+  coproc: {},
   env: {
     flags: 'i0v',
     withArgument: 'uC',

@@ -15,6 +15,7 @@ pub struct NativeSimpleCommand {
 pub struct NativeParsedScript {
     pub commands: Vec<NativeSimpleCommand>,
     pub error: bool,
+    pub functions: Vec<String>,
 }
 
 /// Parses `script` with tree-sitter-bash; `error` is true when some part of it could not be parsed.
@@ -29,6 +30,7 @@ pub fn parse_commands(script: String) -> Result<NativeParsedScript> {
                 .map(|c| NativeSimpleCommand { words: c.words, text: c.text })
                 .collect(),
             error: parsed.error,
+            functions: parsed.functions,
         })
     })
 }

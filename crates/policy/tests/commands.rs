@@ -45,6 +45,14 @@ fn heredocs_and_errors() {
     let parsed = simple_commands("cat <<EOF\n$(rm x)\nEOF\n");
     assert_eq!(parsed.commands.len(), 2);
     assert!(!parsed.error);
+    let backquoted = simple_commands("cat <<EOF\n`rm x` and \\`not this\\`\nEOF\n");
+    assert_eq!(backquoted.commands.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), vec!["cat", "rm x"]);
+    assert_eq!(simple_commands("cat <<'EOF'\n`rm x`\nEOF\n").commands.len(), 1);
+    assert!(simple_commands("cat <<EOF\n`rm x\nEOF\n").error);
     assert!(simple_commands("ls && (").error);
+    let open_pipe = simple_commands("ls |");
+    assert!(open_pipe.error);
+    assert_eq!(open_pipe.commands.len(), 1);
+    assert_eq!(simple_commands("f() { ls; }; function g { :; }").functions, vec!["f", "g"]);
     assert!(simple_commands("").commands.is_empty());
 }
