@@ -12,7 +12,7 @@ import { bashJobSource, settlement } from './bash-job-source.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
-import { policyStage } from '../policy/stage.js';
+import { policyStage } from './bash-policy.js';
 import type { CompiledPolicy } from '../policy/rules.js';
 import {
   bashDescription,

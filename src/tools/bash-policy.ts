@@ -5,11 +5,11 @@ import {
   policyTexts,
 } from '../contract/index.js';
 import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
-import { isBroadPrefix } from './broad.js';
-import { check, type PolicyMatch } from './check.js';
-import { isActive } from './load.js';
-import type { CompiledPolicy } from './rules.js';
-import type { SessionPolicy } from './session-rules.js';
+import { isBroadPrefix } from '../policy/broad.js';
+import { check, type PolicyMatch } from '../policy/check.js';
+import { isActive } from '../policy/load.js';
+import type { CompiledPolicy } from '../policy/rules.js';
+import type { SessionPolicy } from '../policy/session-rules.js';
 
 export interface PolicyCall {
   sessionId: string;
