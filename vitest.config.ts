@@ -15,6 +15,7 @@ const SLOW = [
   'test/runtime/many-jobs.test.ts',
   'test/native/memory.test.ts',
   'test/faces/console/browser.test.ts',
+  'test/policy/console-browser.test.ts',
 ];
 
 export default defineConfig({
