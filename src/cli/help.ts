@@ -83,8 +83,8 @@ SIGTERM drains: no new sessions or calls, the calls in flight finish (up to --dr
 server closes everything and exits 0. SIGINT closes at once.
 
 The web console is served at / on the same port: open /?token=<token> once (it sets an HttpOnly cookie) to
-watch sessions, tool calls and jobs live, stop jobs, and approve sandbox escalations of sessions whose MCP
-client cannot ask its user.
+watch sessions, tool calls and jobs live, stop jobs, and approve sandbox escalations and the commands a
+--policy asks about, for sessions whose MCP client cannot ask its user.
 
 Options:
   --port <port>                    TCP port (default 0: an ephemeral port)

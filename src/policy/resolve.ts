@@ -11,7 +11,7 @@ export const MAX_DEPTH = 16;
 export interface Invocation {
   /** The command as written (after assignments), then each form a wrapper ran, innermost last. */
   views: Word[][];
-  /** The simple command's source text. */
+  /** The simple command's source text, its first line cut at 80 characters. */
   text: string;
   /**
    * A shell running a literal script, `eval`, or a call of a function the script defines: what it runs is checked
@@ -41,7 +41,7 @@ export function resolveScript(script: string, depth = 0, out: Invocation[] = [])
   const parsed = parseScript(script);
   if (parsed.error) out.push({ views: [], text: firstLine(script), transparent: false, unresolved: unresolvedWhy.parseError });
   const functions = new Set(parsed.functions);
-  for (const command of parsed.commands) resolveCommand(command.words, command.text, depth, functions, out);
+  for (const command of parsed.commands) resolveCommand(command.words, firstLine(command.text), depth, functions, out);
   return out;
 }
 
