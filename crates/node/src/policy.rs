@@ -27,7 +27,10 @@ pub fn parse_commands(script: String) -> Result<NativeParsedScript> {
             commands: parsed
                 .commands
                 .into_iter()
-                .map(|c| NativeSimpleCommand { words: c.words, text: c.text })
+                .map(|c| NativeSimpleCommand {
+                    words: c.words,
+                    text: c.text,
+                })
                 .collect(),
             error: parsed.error,
             functions: parsed.functions,

@@ -17,7 +17,10 @@ pub fn literal(node: Node, src: &[u8]) -> Option<String> {
         }
         "word" => unquoted(text),
         "number" => unquoted(text),
-        "raw_string" => text.strip_prefix('\'')?.strip_suffix('\'').map(str::to_owned),
+        "raw_string" => text
+            .strip_prefix('\'')?
+            .strip_suffix('\'')
+            .map(str::to_owned),
         "string" => double_quoted(node, text),
         "translated_string" => {
             let inner = node.named_child(0)?;
@@ -88,7 +91,10 @@ fn unquoted(text: &str) -> Option<String> {
 /// A double-quoted string with no expansion inside: only `\$`, `` \` ``, `\"`, `\\` and `\<newline>` are escapes.
 fn double_quoted(node: Node, text: &str) -> Option<String> {
     let mut cursor = node.walk();
-    if node.named_children(&mut cursor).any(|child| child.kind() != "string_content") {
+    if node
+        .named_children(&mut cursor)
+        .any(|child| child.kind() != "string_content")
+    {
         return None;
     }
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
@@ -98,7 +104,11 @@ fn double_quoted(node: Node, text: &str) -> Option<String> {
         if c == '`' {
             return None;
         }
-        if c == '$' && chars.peek().is_some_and(|n| n.is_alphanumeric() || "_{(@*#?$!-".contains(*n)) {
+        if c == '$'
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_alphanumeric() || "_{(@*#?$!-".contains(*n))
+        {
             return None;
         }
         if c == '\\' {

@@ -42,7 +42,9 @@ pub fn simple_commands(script: &str) -> ParsedScript {
             let mut parser = Parser::new();
             parser
                 .set_language(&tree_sitter_bash::LANGUAGE.into())
-                .expect("the bundled bash grammar matches the tree-sitter version it is pinned with");
+                .expect(
+                    "the bundled bash grammar matches the tree-sitter version it is pinned with",
+                );
             parser
         });
         parser.parse(script, None)
@@ -50,7 +52,11 @@ pub fn simple_commands(script: &str) -> ParsedScript {
     match tree {
         Some(tree) => collect(tree.root_node(), script.as_bytes()),
         // Only a cancellation or timeout makes parse return None; neither is set, but fail closed anyway.
-        None => ParsedScript { commands: Vec::new(), error: true, functions: Vec::new() },
+        None => ParsedScript {
+            commands: Vec::new(),
+            error: true,
+            functions: Vec::new(),
+        },
     }
 }
 
@@ -65,7 +71,10 @@ fn collect(root: Node, src: &[u8]) -> ParsedScript {
             "command" if node.start_byte() == node.end_byte() => {}
             "command" => commands.push(command(node, src)),
             "function_definition" => {
-                if let Some(name) = node.child_by_field_name("name").and_then(|n| n.utf8_text(src).ok()) {
+                if let Some(name) = node
+                    .child_by_field_name("name")
+                    .and_then(|n| n.utf8_text(src).ok())
+                {
                     functions.push(name.to_owned());
                 }
             }
@@ -77,7 +86,11 @@ fn collect(root: Node, src: &[u8]) -> ParsedScript {
         let children: Vec<Node> = node.children(&mut cursor).collect();
         stack.extend(children.into_iter().rev());
     }
-    ParsedScript { commands, error, functions }
+    ParsedScript {
+        commands,
+        error,
+        functions,
+    }
 }
 
 /// The grammar leaves backquoted substitutions in an unquoted heredoc's body as text, though bash runs them:
@@ -86,13 +99,19 @@ fn heredoc_backticks(node: Node, src: &[u8], commands: &mut Vec<SimpleCommand>) 
     let mut cursor = node.walk();
     let children: Vec<Node> = node.children(&mut cursor).collect();
     let quoted = children.iter().any(|child| {
-        child.kind() == "heredoc_start" && child.utf8_text(src).is_ok_and(|t| t.contains(['\'', '"', '\\']))
+        child.kind() == "heredoc_start"
+            && child
+                .utf8_text(src)
+                .is_ok_and(|t| t.contains(['\'', '"', '\\']))
     });
     if quoted {
         return false;
     }
     let mut open = false;
-    for body in children.iter().filter(|child| child.kind() == "heredoc_body") {
+    for body in children
+        .iter()
+        .filter(|child| child.kind() == "heredoc_body")
+    {
         let text = body.utf8_text(src).unwrap_or_default();
         let mut inner = String::new();
         let mut chars = text.chars();
