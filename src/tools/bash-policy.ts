@@ -22,6 +22,8 @@ export interface PolicyCall {
   approve?: ApprovalHandler;
   /** The session's own layers, if the call comes through a session. */
   session?: SessionPolicy;
+  /** Throws when the call could not start anyway (a background job over the limit): then nobody is asked. */
+  admit?: () => void;
 }
 
 /** Why the stage refused a call: the one line the model reads. */
@@ -50,6 +52,7 @@ export async function policyStage(
   const request = call.approve ?? approval?.request;
   for (const match of distinctAsks(evaluation.matches)) {
     if (!request && approval?.policy !== 'never') return { text: policyTexts.noChannel(match.subcommand, match.message) };
+    call.admit?.();
     const always = match.prefix && !isBroadPrefix(match.prefix) && session ? match.prefix : undefined;
     const outcome = await askApproval(
       { policy: approval?.policy, request },

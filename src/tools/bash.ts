@@ -93,6 +93,8 @@ export class BashTool {
         signal: context.signal,
         approve: context.approve,
         session: context.policy,
+        // A person is never asked about a background call that the job limit would then refuse.
+        admit: args.run_in_background ? () => this.#deps.jobs?.assertAdmits(context.sessionId) : undefined,
       });
       if (refusal) return { content: [{ type: 'text', text: refusal.text }], isError: true };
       const mode = await this.#mode(args, context);

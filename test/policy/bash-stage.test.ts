@@ -77,6 +77,19 @@ describe('a denied call', () => {
 });
 
 describe('asking through the library channel', () => {
+  it('asks nobody about a background call the job limit would refuse', async () => {
+    const cwd = workdir();
+    const { asked, request } = channel('allowed-once');
+    const runtime = await open({ policy: POLICY, approval: { request }, jobs: { maxJobsPerOwner: 1 } });
+    const session = runtime.session({ id: `limit-${++serial}`, cwd });
+    const running = await background(session, 'sleep 30');
+    const refused = await session.callTool('bash', { command: 'mkdir late', description: 'make a directory later', run_in_background: true });
+    expect(text(refused)).toMatch(/^Error: background job limit reached for this owner \(limit: 1\)/);
+    expect(asked).toEqual([]);
+    runtime.jobs!.kill(running, 'test over');
+  });
+
+
   it('carries the command, sub-command, rule, cwd and message; allow once runs this call only', async () => {
     const cwd = workdir();
     const { asked, request } = channel('allowed-once', 'rejected');
