@@ -9,7 +9,8 @@ mod fd_passing;
 mod guard;
 mod js_buffer;
 mod pipes;
-mod policy;
+// Public: its exports are reached through napi registration only, which a test build does not see.
+pub mod policy;
 mod shapes;
 mod spill_roots;
 mod tables;
