@@ -16,6 +16,7 @@ const SLOW = [
   'test/native/memory.test.ts',
   'test/faces/console/browser.test.ts',
   'test/faces/serve-memory.test.ts',
+  'test/policy/console-browser.test.ts',
 ];
 
 export default defineConfig({

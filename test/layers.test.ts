@@ -17,6 +17,7 @@ const RANK: Record<string, number> = {
   env: 2,
   executor: 3,
   jobs: 3,
+  policy: 3,
   sandbox: 4,
   tools: 5,
   runtime: 6,

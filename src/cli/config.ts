@@ -8,6 +8,7 @@ import { parseRuntimeOptions, type RuntimeOptions } from '../runtime/options.js'
 import { envPolicySchema } from '../env/policy.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { choiceOption, integerOption, usageError, type OptionSpec } from './args.js';
+import { loadPolicy } from '../policy/load.js';
 
 const MAX_MS = 2_147_483_647;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -27,6 +28,7 @@ export const RUNTIME_FLAGS: Record<string, OptionSpec> = {
   'env-inherit': { type: 'string' },
   'env-exclude': { type: 'string' },
   'env-include-only': { type: 'string' },
+  policy: { type: 'string' },
 };
 
 /** The `serve` section of a config file: what the serve flags set, by the same names in camelCase. */
@@ -91,22 +93,43 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
   if (network !== undefined) sandbox.network = network;
   if (values['allow-unix-sockets'] === true) sandbox.allowUnixSockets = true;
   if (Object.keys(sandbox).length > 0) runtime.sandbox = { ...runtime.sandbox, ...sandbox } as RuntimeOptions['sandbox'];
+  const policyFile = typeof values.policy === 'string' ? values.policy : undefined;
+  if (policyFile !== undefined) runtime.policy = readJson('--policy', policyFile) as RuntimeOptions['policy'];
   // Judged now, by the schema createRuntime uses, so a bad value fails before anything starts.
-  parseRuntimeOptions(runtime);
+  try {
+    parseRuntimeOptions(runtime);
+  } catch (error) {
+    if (policyFile === undefined) throw error;
+    throw usageError(`invalid --policy '${policyFile}': ${(error as Error).message.replace(/^invalid runtime options: policy\.?/, '') || '(root)'}`);
+  }
+  if (runtime.policy) {
+    // The rules' examples too, with the file that holds them named.
+    const where = policyFile !== undefined ? `--policy '${policyFile}'` : `--config '${values.config as string}'`;
+    try {
+      loadPolicy(runtime.policy, 'runtime', where, policyFile !== undefined ? '' : 'policy.');
+    } catch (error) {
+      throw usageError((error as Error).message, error);
+    }
+  }
   return { runtime, serve: file.serve };
 }
 
-function readConfig(path: string): ComposedConfig {
+/** A JSON object from a file named by `flag`. */
+function readJson(flag: string, path: string): Record<string, unknown> {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw usageError(`cannot read --config '${path}': ${(error as Error).message}`);
+    throw usageError(`cannot read ${flag} '${path}': ${(error as Error).message}`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw usageError(`invalid --config '${path}': expected a JSON object`);
+    throw usageError(`invalid ${flag} '${path}': expected a JSON object`);
   }
-  const { serve, ...runtime } = json as Record<string, unknown>;
+  return json as Record<string, unknown>;
+}
+
+function readConfig(path: string): ComposedConfig {
+  const { serve, ...runtime } = readJson('--config', path);
   try {
     parseRuntimeOptions(runtime as RuntimeOptions);
   } catch (error) {

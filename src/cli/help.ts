@@ -18,6 +18,8 @@ const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
   --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
   --env-exclude <globs>            Comma-separated name globs to remove
   --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
+  --policy <file>                  JSON: a command policy ({"default": ..., "rules": [...]}; README, "Command
+                                   policies"); replaces the --config file's "policy"
 
 Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
 --config file, then the default. The file is validated by the same schema as createRuntime's options.
@@ -82,10 +84,11 @@ server closes everything and exits 0. SIGINT closes at once.
 
 The web console is served at / on the same port: sign in once with the token in its form (a generated
 token's printed /?token= link works too; a configured token never travels in an address) to watch sessions,
-tool calls and jobs live, stop jobs, change a session's sandbox mode and approve sandbox escalations of
-sessions whose MCP client cannot ask its user. The sign-in cookie is random, never the token; mode changes and
-approvals need it (the bearer token alone cannot make them). A token file must be mode 600 or stricter; under
-a sandbox its directory is hidden from confined commands, so it must be a directory of its own.
+tool calls and jobs live, stop jobs, change a session's sandbox mode, and approve sandbox escalations and
+the commands a --policy asks about, for sessions whose MCP client cannot ask its user. The sign-in cookie is
+random, never the token; mode changes and approvals need it (the bearer token alone cannot make them). A token
+file must be mode 600 or stricter; under a sandbox its directory is hidden from confined commands, so it must
+be a directory of its own.
 
 Options:
   --port <port>                    TCP port (default 0: an ephemeral port)

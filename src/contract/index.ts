@@ -13,3 +13,4 @@ export { parseExitStatus, type ExitStatus } from './exit-status.js';
 export { environmentTexts } from './environment-texts.js';
 export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } from './sandbox-context.js';
 export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';
+export { commandApprovalPrompt, commandApprovalReason, policyLoadErrors, policyPrompt, policyReasons, policyTexts, ruleLabel, unresolvedWhy } from './policy-texts.js';

@@ -131,6 +131,12 @@ export interface NativeBinding {
   setNonDumpable(): void;
   /** Whether this process is dumpable. */
   isDumpable(): boolean;
+  /**
+   * Every simple command of a bash script (tree-sitter-bash), in source order: its words after leading
+   * assignments, null where a word is not literal, and its text; `error` when part of the script did not parse;
+   * the names of the functions it defines.
+   */
+  parseCommands(script: string): { commands: { words: (string | null)[]; text: string }[]; error: boolean; functions: string[] };
   /** Panics inside native code on purpose; for tests of the panic boundary. */
   panicForTest(): void;
 }

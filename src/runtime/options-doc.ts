@@ -33,7 +33,7 @@ when this page and the code differ. Options are validated once: an unknown key o
 error naming the option (\`invalid runtime options: <path>: <reason>\`).
 
 The faces take the same options: \`serveStdio({ runtimeOptions })\` and \`serveHttp({ runtimeOptions })\`, and the CLI
-sets \`sandbox.mode\` with \`--sandbox\` and the session directory with \`--cwd\`. The Cordis plugins take the same
+sets \`sandbox.mode\` with \`--sandbox\`, \`policy\` with \`--policy FILE\` and the session directory with \`--cwd\`. The Cordis plugins take the same
 fields: \`bashLocal\` the \`executor\` ones, \`bashSandbox\` those and the \`sandbox\` ones, \`jobsLocal\` the \`jobs\`
 ones, \`shellEnv\` \`dshHome\`, \`toolBash\` \`enableRunInBackground\` and \`promoteOnTimeout\`.
 

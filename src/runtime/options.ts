@@ -4,6 +4,7 @@ import { executorConfigSchema } from '../executor/config.js';
 import { jobOptionsSchema } from '../jobs/options.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { bashToolConfigSchema } from '../tools/bash-config.js';
+import { policyConfigSchema } from '../policy/config.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
 import { parseConfig } from '../errors.js';
 
@@ -30,7 +31,10 @@ export const runtimeOptionsSchema = z
       })
       .strict()
       .optional()
-      .describe('The approval service for sandbox escalation; escalation is offered only where a channel exists.'),
+      .describe('The approval service for sandbox escalation and for commands the policy asks about; escalation is offered only where a channel exists.'),
+    policy: policyConfigSchema
+      .optional()
+      .describe('The command policy: allow, ask and deny rules checked on every simple command before anything runs (README, "Command policies").'),
     locateSessionJsonl: z
       .custom<(sessionId: string) => string | undefined>((value) => typeof value === 'function', {
         error: 'expected a function',

@@ -14,6 +14,9 @@ import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, PROMPT_SE
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { checkSameOptions, checkSessionId, Session, type CallEvent, type SessionOptions } from './session.js';
 import { nestingProblem } from '../sandbox/workspace.js';
+import { loadPolicy } from '../policy/load.js';
+import type { CompiledPolicy } from '../policy/rules.js';
+import { policyPrompt } from '../contract/index.js';
 import { ShellringError } from '../errors.js';
 
 export type { ListedTool };
@@ -35,6 +38,7 @@ export class Runtime {
   readonly sandbox: Sandbox | undefined;
   readonly #registry: JobRegistry | undefined;
   readonly #bash: BashTool;
+  readonly #policy: CompiledPolicy | undefined;
   readonly #jobTools: ToolDefinition[];
   readonly #sessions = new Map<string, Session>();
   readonly #events = new EventEmitter();
@@ -43,6 +47,8 @@ export class Runtime {
 
   constructor(input: RuntimeOptions = {}) {
     const options = parseRuntimeOptions(input);
+    // Before anything starts: a policy whose examples fail must stop the runtime, not a call.
+    if (options.policy) this.#policy = loadPolicy(options.policy, 'runtime', 'runtime options', 'policy.');
     this.executor = assembleExecutor(options.executor);
     this.env = assembleEnv({ dshHome: options.dshHome, locateSessionJsonl: options.locateSessionJsonl });
     if (options.sandbox) this.sandbox = assembleSandbox(options.sandbox, this.executor, this.env.dshHome);
@@ -61,6 +67,7 @@ export class Runtime {
       config: { enableRunInBackground: options.enableRunInBackground, promoteOnTimeout: options.promoteOnTimeout },
       sandbox: this.sandbox,
       approval: options.approval,
+      policy: this.#policy,
     });
     this.#jobTools = this.#registry ? jobToolDefinitions() : [];
   }
@@ -114,7 +121,9 @@ export class Runtime {
   }
 
   promptSections(): PromptSection[] {
-    const sections: PromptSection[] = [{ ...PROMPT_SECTIONS.bash }];
+    const policy = this.#policy && policyPrompt({ defaultDecision: this.#policy.default ?? 'allow', rules: this.#policy.rules });
+    const bash = policy ? { ...PROMPT_SECTIONS.bash, text: `${PROMPT_SECTIONS.bash.text}\n${policy}` } : PROMPT_SECTIONS.bash;
+    const sections: PromptSection[] = [{ ...bash }];
     if (this.#registry) sections.push({ ...PROMPT_SECTIONS.jobs });
     return sections;
   }

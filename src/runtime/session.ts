@@ -16,6 +16,9 @@ import { MAX_SESSION_ID_CHARS, SANDBOX_CONTEXT_SECTION, sandboxContext, sessionE
 import type { PromptSection } from './assembly.js';
 import type { ListedTool } from './listing.js';
 import { ShellringError } from '../errors.js';
+import { loadPolicy } from '../policy/load.js';
+import type { PolicyConfig } from '../policy/config.js';
+import { SessionPolicy } from '../policy/session-rules.js';
 
 export type { CallOptions };
 
@@ -28,6 +31,11 @@ export interface SessionOptions {
   cwd?: string;
   /** The tools this session's agent may use (listed and callable); default: all the runtime offers. */
   tools?: readonly string[];
+  /**
+   * The embedding host's command policy for this session, a layer under the runtime's: its decisions add to the
+   * operator's (the strictest wins), never relax them.
+   */
+  policy?: PolicyConfig;
 }
 
 /**
@@ -61,6 +69,7 @@ export class Session {
   readonly tools: readonly string[] | undefined;
   readonly #allowed: ReadonlySet<string> | undefined;
   readonly #deps: SessionDeps;
+  readonly #policy: SessionPolicy;
   #approve: ApprovalHandler | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -77,6 +86,7 @@ export class Session {
     this.root = deps.sandbox ? pinRoot(this.cwd) : undefined;
     this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));
     this.#allowed = this.tools && new Set(this.tools);
+    this.#policy = new SessionPolicy(options.policy === undefined ? undefined : loadPolicy(options.policy, 'session', 'session options', 'policy.'));
     this.#deps = deps;
   }
 
@@ -129,10 +139,16 @@ export class Session {
       signal: checked.signal,
       callId,
       approve: this.#approve,
+      policy: this.#policy,
     });
     const ended = Date.now();
     this.#emit({ type: 'ended', sessionId: this.id, callId, tool: name, at: ended, durationMs: ended - started, result });
     return result;
+  }
+
+  /** The argv prefixes a person allowed always for this session, in the order they were allowed. */
+  get approvedCommands(): readonly (readonly string[])[] {
+    return this.#policy.approved;
   }
 
   /** Follows this session's tool calls; returns the unsubscribe function. */

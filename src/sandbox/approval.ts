@@ -1,9 +1,12 @@
-// The approval service: a person's one-shot consent to run one call in a wider sandbox mode.
+// The approval service: one channel, two kinds of request: a person's consent to run one call in a wider sandbox
+// mode (`escalation`), or to run a command the command policy asks about (`command`).
+import type { RuleRef } from '../policy/rules.js';
 import type { SandboxMode } from './modes.js';
 
-export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
+/** `allowed-always` answers a command request only: it allows that sub-command's prefix for the session. */
+export type ApprovalOutcome = 'allowed-once' | 'allowed-always' | 'rejected' | 'cancelled' | 'unavailable';
 
-export interface ApprovalRequest {
+interface RequestBase {
   sessionId: string;
   toolName: string;
   callId?: string;
@@ -11,22 +14,44 @@ export interface ApprovalRequest {
   command: string;
   /** The resolved working directory it would run in. */
   cwd: string;
+  /** One line for a person: `escalate sandbox to <mode>: <justification>` or `run <sub-command>: <message>`. */
+  reason: string;
+  signal?: AbortSignal;
+}
+
+export type ApprovalRequest = EscalationApprovalRequest | CommandApprovalRequest;
+
+/** The command policy asks before `subcommand` runs. */
+export interface CommandApprovalRequest extends RequestBase {
+  kind: 'command';
+  /** The sub-command that asked, as the verdict names it (`npm publish`). */
+  subcommand: string;
+  /** The rule that asked; null when no rule did (the policy's default, or a command the checker cannot resolve). */
+  rule: RuleRef | null;
+  /** The rule's message, or the reason the policy asks. */
+  message: string;
+  /**
+   * The argv prefix `allowed-always` would allow for the rest of the session; absent when only a one-time
+   * approval is possible (a broad prefix such as a shell or an interpreter, or a command the checker cannot resolve).
+   */
+  alwaysPrefix?: string[];
+}
+
+export interface EscalationApprovalRequest extends RequestBase {
+  kind: 'escalation';
   /** The sandbox mode asked for, for this one call. */
   mode: SandboxMode;
   /** The mode the call would otherwise run in. */
   currentMode: SandboxMode;
   /** The model's one-sentence reason, trimmed. */
   justification: string;
-  /** `escalate sandbox to <mode>: <justification>`. */
-  reason: string;
-  signal?: AbortSignal;
 }
 
 /** Asks a person; resolves with their decision, or `unavailable` when nobody can answer. */
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalOutcome>;
 
 export interface ApprovalConfig {
-  /** `ask` (default) routes requests to `request`; `never` rejects without asking. */
+  /** `ask` (default) routes requests to `request`; `never` rejects every request without asking. */
   policy?: 'ask' | 'never';
   /** Every session's channel, unless a session has its own (`session.setApprovalChannel`). */
   request?: ApprovalHandler;
@@ -39,11 +64,16 @@ export interface ApprovalConfig {
 
 const OUTCOMES: readonly string[] = ['allowed-once', 'rejected', 'cancelled', 'unavailable'];
 
-/** Asks once; a request that fails or answers something else counts as no channel being available. */
+/**
+ * Asks once; a request that fails or answers something else counts as no channel being available. An
+ * `allowed-always` where the request did not offer it (an escalation, a command without `alwaysPrefix`) still
+ * says yes, to this one call.
+ */
 export async function askApproval(config: ApprovalConfig, request: ApprovalRequest): Promise<ApprovalOutcome> {
   if (config.policy === 'never') return 'rejected';
   try {
     const outcome = await config.request!(request);
+    if (outcome === 'allowed-always') return request.kind === 'command' && request.alwaysPrefix ? outcome : 'allowed-once';
     return OUTCOMES.includes(outcome) ? outcome : 'unavailable';
   } catch {
     return 'unavailable';

@@ -1,4 +1,5 @@
-// The bash tool: validation, background and escalation policy, request assembly, foreground runs and job hand-off.
+// The bash tool: validation, the command policy stage, escalation approval, request assembly, foreground runs and
+// job hand-off.
 import { resolve as resolvePath } from 'node:path';
 import type { EnvRegistry } from '../env/registry.js';
 import type { LocalExecutor } from '../executor/local.js';
@@ -12,6 +13,8 @@ import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandb
 import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
 import { canonicalNow, verifiedRoot } from '../sandbox/workspace.js';
+import { policyStage } from './bash-policy.js';
+import type { CompiledPolicy } from '../policy/rules.js';
 import {
   appendLine,
   bashDescription,
@@ -37,6 +40,8 @@ export interface BashToolDeps {
   sandbox?: Sandbox;
   /** The approval service: its `request` is every session's channel unless a session has its own. */
   approval?: ApprovalConfig;
+  /** The operator's command policy (the runtime layer); sessions may add their own layers. */
+  policy?: CompiledPolicy;
 }
 
 export class BashTool {
@@ -98,10 +103,26 @@ export class BashTool {
 
   async call(input: unknown, context: CallContext): Promise<ToolResult> {
     try {
+      // Validation: the arguments, and what this composition offers.
       const args = parseBashArgs(this.#schema, input);
       this.#checkPolicy(args);
+      // Approval: the command policy judges what would run, then a sandbox escalation is asked for; both before
+      // any preparation, so a refused call prepares and runs nothing.
+      const refusal = await policyStage(this.#deps.policy, this.#deps.approval, {
+        sessionId: context.sessionId,
+        callId: context.callId,
+        command: args.command,
+        cwd: resolvePath(this.#base(context), args.workdir ?? '.'),
+        signal: context.signal,
+        approve: context.approve,
+        session: context.policy,
+        // A person is never asked about a background call that the job limit would then refuse.
+        admit: args.run_in_background ? () => this.#deps.jobs?.assertAdmits(context.sessionId) : undefined,
+      });
+      if (refusal) return { content: [{ type: 'text', text: refusal.text }], isError: true };
       const mode = await this.#mode(args, context);
       if (context.signal?.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
+      // Run.
       if (args.run_in_background) return this.#startBackground(args, context, mode);
       return await this.#foreground(args, await this.#spec(args, context, mode), context);
     } catch (error) {
@@ -168,6 +189,7 @@ export class BashTool {
     const outcome = await askApproval(
       { policy: approval?.policy, request },
       {
+        kind: 'escalation',
         sessionId: context.sessionId,
         toolName: 'bash',
         callId: context.callId,

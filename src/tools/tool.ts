@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import type { PinnedRoot } from '../sandbox/workspace.js';
+import type { SessionPolicy } from '../policy/session-rules.js';
 
 export interface ToolDefinition {
   name: string;
@@ -21,6 +22,8 @@ export interface CallContext {
   callId?: string;
   /** The session's own approval channel, when it has one (an MCP client that elicits, a console). */
   approve?: ApprovalHandler;
+  /** The session's command policy layers (its host's rules, what a person allowed always). */
+  policy?: SessionPolicy;
 }
 
 export interface ToolResult {

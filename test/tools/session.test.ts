@@ -184,6 +184,7 @@ describe('escalation where someone can approve', () => {
     const { signal, ...request } = asked[0]!;
     expect(signal).toBeUndefined();
     expect(request).toEqual({
+      kind: 'escalation',
       sessionId: watched.id,
       toolName: 'bash',
       callId: 'call-7',

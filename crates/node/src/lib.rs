@@ -12,6 +12,8 @@ mod guard;
 mod host_process;
 mod js_buffer;
 mod pipes;
+// Public: its exports are reached through napi registration only, which a test build does not see.
+pub mod policy;
 mod shapes;
 mod spill_roots;
 mod tables;

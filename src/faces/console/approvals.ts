@@ -1,4 +1,4 @@
-// The console as an approval channel: escalation requests wait here until a person allows or rejects them.
+// The console as an approval channel: escalation and command requests wait here until a person decides.
 import { EventEmitter } from 'node:events';
 import type { ApprovalOutcome, ApprovalRequest } from '../../sandbox/approval.js';
 
@@ -7,12 +7,20 @@ export interface PendingApproval {
   sessionId: string;
   callId?: string;
   toolName: string;
-  /** `escalate sandbox to <mode>: <justification>`. */
+  kind: 'escalation' | 'command';
+  /** `escalate sandbox to <mode>: <justification>` or `run <sub-command>: <message>`. */
   reason: string;
   requestedAt: number;
+  /** Command requests: what asked, the rule (its label) that asked, its message, and what always would allow. */
+  command?: string;
+  cwd?: string;
+  subcommand?: string;
+  rule?: string;
+  message?: string;
+  alwaysPrefix?: string[];
 }
 
-export type ApprovalDecision = 'allow-once' | 'reject';
+export type ApprovalDecision = 'allow-once' | 'allow-always' | 'reject';
 
 interface Waiting extends PendingApproval {
   settle: (outcome: ApprovalOutcome) => void;
@@ -44,8 +52,19 @@ export class ConsoleApprovals {
         sessionId: request.sessionId,
         ...(request.callId !== undefined ? { callId: request.callId } : {}),
         toolName: request.toolName,
+        kind: request.kind,
         reason: request.reason,
         requestedAt: Date.now(),
+        ...(request.kind === 'command'
+          ? {
+              command: request.command,
+              cwd: request.cwd,
+              subcommand: request.subcommand,
+              ...(request.rule ? { rule: request.rule.label } : {}),
+              message: request.message,
+              ...(request.alwaysPrefix ? { alwaysPrefix: request.alwaysPrefix } : {}),
+            }
+          : {}),
         settle: finish,
       });
       request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -60,11 +79,15 @@ export class ConsoleApprovals {
     return [...this.#pending.values()].map(({ settle: _settle, ...entry }) => entry);
   }
 
-  /** A person's decision; false when the request is no longer pending (decided, or its call ended). */
+  /**
+   * A person's decision; false when the request is no longer pending (decided, or its call ended) or does not
+   * offer that decision (allow-always where no prefix can be allowed for the session).
+   */
   decide(id: string, decision: ApprovalDecision): boolean {
     const entry = this.#pending.get(id);
     if (!entry) return false;
-    entry.settle(decision === 'allow-once' ? 'allowed-once' : 'rejected');
+    if (decision === 'allow-always' && !entry.alwaysPrefix) return false;
+    entry.settle(decision === 'allow-once' ? 'allowed-once' : decision === 'allow-always' ? 'allowed-always' : 'rejected');
     return true;
   }
 

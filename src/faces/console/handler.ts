@@ -18,7 +18,7 @@ export interface ConsoleOptions {
    * token. A bearer may read the console and stop jobs; a session's mode and approvals need a signed-in browser.
    */
   token: string;
-  /** Escalation requests to show for approval; give the same object as the runtime's `approval.request`. */
+  /** Escalation and command requests to show for approval; give the same object as the runtime's `approval.request`. */
   approvals?: ConsoleApprovals;
   /** Mark the sign-in cookie Secure (the console is reached over https, e.g. behind a TLS proxy). */
   secureCookie?: boolean;
@@ -157,7 +157,9 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
       if (who.kind !== 'browser') return text(res, 403, PERSON_ONLY);
       if (!approvals) return text(res, 404, 'this console is not an approval channel');
       const decision = body.decision;
-      if (decision !== 'allow-once' && decision !== 'reject') return text(res, 400, 'decision must be "allow-once" or "reject"');
+      if (decision !== 'allow-once' && decision !== 'allow-always' && decision !== 'reject') {
+        return text(res, 400, 'decision must be "allow-once", "allow-always" or "reject"');
+      }
       const decided = approvals.decide(decodeURIComponent(match[1]!), decision as ApprovalDecision);
       return decided ? json(res, 200, { decided }) : text(res, 409, 'this request is no longer pending');
     }

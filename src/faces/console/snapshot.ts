@@ -41,6 +41,11 @@ export interface ApprovalRow {
   cwd?: string;
   mode?: string;
   justification?: string;
+  kind: 'escalation' | 'command';
+  subcommand?: string;
+  rule?: string;
+  message?: string;
+  alwaysPrefix?: string[];
 }
 
 export interface Snapshot {
@@ -93,14 +98,20 @@ export function snapshot(runtime: Runtime, timeline: Timeline, approvals: Consol
     jobs,
     approvals: (approvals?.pending() ?? []).map((entry) => {
       const card = entry.callId ? timeline.card(entry.sessionId, entry.callId) : undefined;
+      const command = entry.command ?? card?.command;
+      const cwd = entry.cwd ?? card?.cwd;
       return {
         id: entry.id,
         sessionId: entry.sessionId,
+        kind: entry.kind,
         reason: entry.reason,
         requestedAt: entry.requestedAt,
-        ...(card?.command !== undefined ? { command: card.command } : {}),
-        ...(card?.cwd !== undefined ? { cwd: card.cwd } : {}),
-        ...(card?.escalation ? { mode: card.escalation.mode, justification: card.escalation.justification } : {}),
+        ...(command !== undefined ? { command } : {}),
+        ...(cwd !== undefined ? { cwd } : {}),
+        ...(entry.kind === 'escalation' && card?.escalation ? { mode: card.escalation.mode, justification: card.escalation.justification } : {}),
+        ...(entry.subcommand !== undefined ? { subcommand: entry.subcommand, message: entry.message } : {}),
+        ...(entry.rule !== undefined ? { rule: entry.rule } : {}),
+        ...(entry.alwaysPrefix ? { alwaysPrefix: entry.alwaysPrefix } : {}),
       };
     }),
   };

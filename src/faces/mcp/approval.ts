@@ -1,11 +1,32 @@
-// Asks the MCP client's user to approve a sandbox escalation through form elicitation.
+// Asks the MCP client's user through form elicitation: to approve a sandbox escalation, or a command the command
+// policy asks about (once, always for this session where that is offered, or not).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { approvalPrompt } from '../../contract/index.js';
+import { approvalPrompt, commandApprovalPrompt } from '../../contract/index.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../runtime-options.js';
 
 const ALLOW = 'allow-once';
+const ALWAYS = 'allow-always';
 const REJECT = 'reject';
+
+/** The prompt and the decisions offered for one request. */
+function form(request: ApprovalRequest): { message: string; choices: string[]; description: string } {
+  if (request.kind === 'escalation') {
+    return {
+      message: approvalPrompt(request),
+      choices: [ALLOW, REJECT],
+      description: 'allow-once runs this one command with the wider sandbox; reject refuses it.',
+    };
+  }
+  const always = request.alwaysPrefix !== undefined;
+  return {
+    message: commandApprovalPrompt({ ...request, ruleLabel: request.rule?.label, always }),
+    choices: always ? [ALLOW, ALWAYS, REJECT] : [ALLOW, REJECT],
+    description: always
+      ? `allow-once runs this command; allow-always also allows "${request.alwaysPrefix!.join(' ')}" for the rest of this session; reject refuses it.`
+      : 'allow-once runs this command; reject refuses it.',
+  };
+}
 
 /**
  * Resolves `unavailable` when the client declared no form elicitation, so the runtime reports that no approval
@@ -18,20 +39,16 @@ export async function elicitApproval(
 ): Promise<ApprovalOutcome> {
   if (!server.getClientCapabilities()?.elicitation?.form) return 'unavailable';
   if (request.signal?.aborted) return 'cancelled';
+  const { message, choices, description } = form(request);
   try {
     const result = await server.elicitInput(
       {
         mode: 'form',
-        message: approvalPrompt(request),
+        message,
         requestedSchema: {
           type: 'object',
           properties: {
-            decision: {
-              type: 'string',
-              title: 'Decision',
-              description: 'allow-once runs this one command with the wider sandbox; reject refuses it.',
-              enum: [ALLOW, REJECT],
-            },
+            decision: { type: 'string', title: 'Decision', description, enum: choices },
           },
           required: ['decision'],
         },
@@ -41,6 +58,7 @@ export async function elicitApproval(
     );
     if (result.action === 'cancel') return 'cancelled';
     if (result.action === 'accept' && result.content?.decision === ALLOW) return 'allowed-once';
+    if (result.action === 'accept' && result.content?.decision === ALWAYS && choices.includes(ALWAYS)) return 'allowed-always';
     return 'rejected';
   } catch {
     // An aborted call was cancelled by its caller; any other failure means the channel did not work.
