@@ -1,5 +1,6 @@
 // The variables that keep a command from waiting on a keyboard nobody holds: editors and password prompts that
 // fail at once with a line saying what to do, pagers that print, installers and credential helpers that never ask.
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The helpers ship with the package as plain `#!/bin/sh` scripts under dist/src/env/bin: a sandbox that shows
@@ -7,6 +8,8 @@ import { fileURLToPath } from 'node:url';
  * works both for programs that run `$EDITOR` through a shell (git, crontab) and for those that exec it directly. */
 export const NO_EDITOR = fileURLToPath(new URL('./bin/shellring-no-editor', import.meta.url));
 export const NO_ASKPASS = fileURLToPath(new URL('./bin/shellring-no-askpass', import.meta.url));
+/** Their directory: a session's read view shows it (read-only) beside the system. */
+export const STAND_INS = dirname(NO_EDITOR);
 
 /**
  * Set for every command before the environment policy's `set`, the trusted env and DSH_*, so each is overridable.

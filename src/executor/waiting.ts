@@ -35,8 +35,10 @@ export function findWaiting(root: number, pids: Iterable<number>, arch: string =
   const procs = [...pids].filter((pid) => pid !== root).map((pid) => ({ pid, fds: fdTargets(pid) }));
   let found: WaitingFinding | undefined;
   for (const proc of procs) {
-    // bubblewrap only waits for the sandbox it made.
-    if (commandName(proc.pid) === 'bwrap') continue;
+    // bubblewrap only waits for the sandbox it made; the runner's own pid-namespace monitor and init only wait for
+    // the command (forks of the runner, they keep its name, which the kernel cuts to 15 bytes).
+    const own = commandName(proc.pid);
+    if (own === 'bwrap' || own === 'shellring-runne') continue;
     const others = procs.filter((other) => other.pid !== proc.pid);
     const wait = classify(proc.pid, proc.fds, others.map((other) => other.fds), table);
     if (wait === undefined) continue; // ended while we looked

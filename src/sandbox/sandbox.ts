@@ -10,6 +10,7 @@ import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical } from './workspace.js';
 import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { ShellringError } from '../errors.js';
+import { STAND_INS } from '../env/non-interactive.js';
 
 /** A session's spill directory, and a promise of why it could not be made (undefined once it exists). */
 export interface SpillPlace {
@@ -141,6 +142,8 @@ export class Sandbox {
       // A toolchain directory never brings the runtime's own state (DSH_HOME, spill files) into view.
       const clear = (dir: string) => !this.#protected.some((p) => p === dir || p.startsWith(dir + sep) || dir.startsWith(p + sep));
       shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs).filter(clear));
+      // The stand-ins the environment names for editors and password prompts (see env/non-interactive.ts).
+      shown.push(STAND_INS);
       const resolver = await resolverTarget();
       if (resolver) shown.push(resolver);
     }

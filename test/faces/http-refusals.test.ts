@@ -91,8 +91,11 @@ describe('refusals', () => {
   it('an unauthenticated chunked body is refused the same way', async () => {
     // One chunk of 1 GiB announced, then its bytes.
     const result = await push(`${headers(['POST /mcp HTTP/1.1', 'Transfer-Encoding: chunked'])}40000000\r\n`);
-    expect(result.status).toBe('HTTP/1.1 401 Unauthorized');
+    // The 401 is sent, but the reset of a socket closed with its body unread can overtake it on loopback (the client's
+    // kernel then drops what it had not handed over yet): the answer is either the 401 or nothing, never a read body.
+    expect(['HTTP/1.1 401 Unauthorized', '']).toContain(result.status);
     expect(result.written).toBeLessThan(64 * MiB);
+    expect(result.closedAfterMs).toBeLessThan(5000);
   });
 
   it('a declared body over the limit: 413 before any of it is read, the connection closed', async () => {

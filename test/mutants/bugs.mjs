@@ -24,8 +24,8 @@ export const BUGS = [
   {
     name: 'the Landlock ruleset lets files be made anywhere',
     file: 'crates/runner/src/landlock.rs',
-    find: 'PathBeneath::new(open("/")?, AccessFs::from_read(TARGET))',
-    replace: 'PathBeneath::new(open("/")?, AccessFs::from_read(TARGET) | AccessFs::MakeReg)',
+    find: 'let read = AccessFs::from_read(TARGET);',
+    replace: 'let read = AccessFs::from_read(TARGET) | AccessFs::MakeReg;',
     tests: [
       { cargo: ['-p', 'shellring-runner', '--test', 'layers', 'the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial'] },
       { vitest: 'test/safety/sandbox-layers.test.ts', name: 'the Landlock ruleset alone' },
@@ -44,7 +44,7 @@ export const BUGS = [
   {
     name: 'the seccomp fallback lets metadata change',
     file: 'crates/runner/src/seccomp.rs',
-    find: 'compile(METADATA.iter().chain(SYSV_IPC).map(',
+    find: 'compile(METADATA.iter().chain(LEGACY_METADATA).chain(SYSV_IPC).map(',
     replace: 'compile(SYSV_IPC.iter().map(',
     tests: [
       { cargo: ['-p', 'shellring-runner', '--test', 'layers', 'the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial'] },

@@ -36,6 +36,7 @@ describe('native binding', () => {
         'lockSpillRoot',
         'observe',
         'panicForTest',
+        'parseCommands',
         'pipe',
         'readersDone',
         'reclaimRootsInBackground',

@@ -60,7 +60,8 @@ describe('fallbacks', () => {
   });
 
   it('gives no second escalation hint after an escalated retry was denied', async () => {
-    const runtime = await open({ sandbox: { mode: 'read-only' }, approval: { request: async () => 'allowed-once' } });
+    // The host read view shows the place outside the workspace, so the write there is a denial, not a missing path.
+    const runtime = await open({ sandbox: { mode: 'read-only', read: 'host' }, approval: { request: async () => 'allowed-once' } });
     const s = runtime.session({ id: `retry-${++serial}`, cwd: work });
     const outside = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-outside-')));
     const command = `echo x > ${outside}/f`;
