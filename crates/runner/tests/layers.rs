@@ -164,7 +164,7 @@ fn both_backends_give_a_pid_namespace_no_keyring_and_in_the_session_view_only_th
     let mut neighbour = Command::new("sleep").arg("60").arg0("neighbour-secret-argument").spawn().unwrap();
     let script = format!(
         "cat own; echo; cat {side} >/dev/null 2>&1 && echo side-read; cat {secret}; cat /etc/shadow | head -c 8; echo; \
-         grep -l neighbour-secre[t]-argument /proc/[0-9]*/cmdline 2>/dev/null || echo no-neighbour; echo pid-$$; \
+         (grep -l neighbour-secre[t]-argument /proc/[0-9]*/cmdline 2>/dev/null | grep -q . && echo neighbour-seen || echo no-neighbour); echo pid-$$; \
          python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(\"keyctl\", l.syscall({nr},0,-3,1), ctypes.get_errno())'",
         side = t.path("side/f"),
         secret = t.path("state/s2/secret"),
