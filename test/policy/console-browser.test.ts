@@ -107,9 +107,11 @@ describe('command approvals in the console', () => {
     expect(textOf(await call(tc.client, 'bash', run('mkdir always-2 && echo two')))).toBe('two\n');
 
     const script = call(tc.client, 'bash', run('node -e "console.log(3)"'));
-    await approval.waitFor();
-    expect(await approval.locator('button.always').count()).toBe(0);
-    await approval.locator('button.allow').click();
+    // The card of this call: the answered one may still be on the page until the next refresh.
+    const broad = approval.filter({ hasText: 'console.log(3)' });
+    await broad.waitFor();
+    expect(await broad.locator('button.always').count()).toBe(0);
+    await broad.locator('button.allow').click();
     expect(textOf(await script)).toBe('3\n');
     await page.close();
   });
