@@ -91,7 +91,8 @@ export class SessionCgroups {
   }
 }
 
-/** The cgroup2 directory this process lives in, when its children can get the controllers we need. */
+/** The cgroup2 directory this process lives in, when its children can get the controllers we need. Startup only
+ * (the SessionCgroups constructor), like writableV1 and the reads below. */
 function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
   const mount = mountsOf('cgroup2')[0];
   const own = cgroupPaths().get('');
