@@ -45,6 +45,11 @@ export const serveConfigSchema = z
     drainTimeoutMs: z.number().int().nonnegative().optional(),
     logCommands: z.boolean().optional(),
     secureCookie: z.boolean().optional(),
+    instanceId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "_" or "-"')
+      .optional()
+      .describe('This instance\'s name in 2026-07-28 session handles, task ids and approval states, for a load balancer to route by.'),
   })
   .strict();
 

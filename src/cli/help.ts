@@ -102,6 +102,8 @@ Options:
   --drain-timeout <ms>             How long SIGTERM waits for calls in flight (default 30000)
   --log-commands                   Put each command's text in the logs (off by default: commands may hold secrets)
   --secure-cookie                  Mark the console's sign-in cookie Secure (reached over https, e.g. a TLS proxy)
+  --instance-id <name>             This instance's name in 2026-07-28 handles and task ids, which a load balancer
+                                   routes by (letters, digits, _ and -; default: random; deploy/haproxy.cfg)
   -h, --help                       Show this help
 
 ${RUNTIME_OPTIONS}`;

@@ -32,6 +32,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     'drain-timeout': { type: 'string' },
     'log-commands': { type: 'boolean' },
     'secure-cookie': { type: 'boolean' },
+    'instance-id': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -54,6 +55,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const drainTimeoutMs = ms('--drain-timeout', values['drain-timeout'], 0) ?? file.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   const logCommands = values['log-commands'] === true || file.logCommands === true;
   const secureCookie = values['secure-cookie'] === true || file.secureCookie === true;
+  const instanceId = typeof values['instance-id'] === 'string' ? values['instance-id'] : file.instanceId;
   const source = tokenOption(values['token-file'], process.env, file.tokenFile);
   // Any sandbox, even one standing at danger-full-access: a person may narrow a session's mode later.
   const hiddenPaths = source?.file !== undefined && runtimeOptions.sandbox !== undefined ? [tokenDirectory(source.file, cwd)] : [];
@@ -82,10 +84,11 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       idleTimeoutMs,
       logger,
       logCommands,
+      instanceId,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'SHELLRING_NO_TOKEN') throw usageError((error as Error).message, error);
+    if (code === 'SHELLRING_NO_TOKEN' || code === 'SHELLRING_INVALID_CONFIG') throw usageError((error as Error).message, error);
     // A taken port or an address this host does not have is the invocation's fault, not a crash.
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND') {
       throw usageError(`cannot listen on ${host}:${port ?? 0}: ${(error as Error).message}`, error);

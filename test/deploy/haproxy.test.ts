@@ -2,69 +2,22 @@
 // string (no token from an address); 30 SDK sessions with background jobs, one instance SIGKILLed (its sessions get
 // "Session not found" and start over; the others keep their jobs and output), another SIGTERMed (its calls in
 // flight finish before it exits).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, cli, httpTransport, jobIdOf, newClient, repo, textOf, workdir, type TestClient } from '../faces/helpers.js';
+import { call, httpTransport, jobIdOf, newClient, textOf, workdir, type TestClient } from '../faces/helpers.js';
 import { until } from '../helpers/until.js';
+import { startCluster, type Cluster, type Instance } from './cluster.js';
 
 const work = workdir('haproxy');
 const TOKEN = 'proxy-token-0123456789abcdef0123';
 const tokenFile = join(work, 'token');
 const SESSIONS = 30;
 
-interface Instance {
-  name: string;
-  child: ChildProcess;
-  port: number;
-  cwd: string;
-  exited: Promise<number | null>;
-  stderr: () => string;
-}
-
-const instances: Instance[] = [];
-let proxy: ChildProcess | undefined;
+let cluster: Cluster | undefined;
+let instances: Instance[] = [];
 let proxyUrl: string;
-/** What the proxy logs (the shipped config logs to stdout). */
-let proxyLog = '';
 const clients: TestClient[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function startInstance(name: string): Promise<Instance> {
-  const cwd = join(work, name);
-  mkdirSync(cwd);
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--cwd', cwd, '--token-file', tokenFile, '--drain-timeout', '30000'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = Number(await until(() => /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(stderr)?.[1], 20_000, `${name} to listen`));
-  return { name, child, port, cwd, exited, stderr: () => stderr };
-}
-
-/** The shipped configuration, with this test's ports in place of the documented ones. */
-function proxyConfig(port: number): string {
-  let text = readFileSync(join(repo, 'deploy/haproxy.cfg'), 'utf8');
-  text = text.replace('bind 127.0.0.1:8800', `bind 127.0.0.1:${port}`);
-  instances.forEach((instance, i) => {
-    text = text.replace(`127.0.0.1:880${i + 1}`, `127.0.0.1:${instance.port}`);
-  });
-  expect(text.split('\n').filter((line) => !line.trim().startsWith('#')).join('\n')).not.toMatch(/:880\d\b/);
-  return text;
-}
 
 async function connect(name: string): Promise<TestClient> {
   const tc = newClient(name);
@@ -83,29 +36,14 @@ async function home(tc: TestClient): Promise<Instance> {
 
 beforeAll(async () => {
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-  for (const name of ['s1', 's2', 's3']) instances.push(await startInstance(name));
-  const port = await freePort();
-  const config = join(work, 'haproxy.cfg');
-  writeFileSync(config, proxyConfig(port));
-  const check = spawnSync('haproxy', ['-c', '-f', config], { encoding: 'utf8' });
-  expect(check.status, check.stderr + check.stdout).toBe(0);
-  proxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  proxy.stdout!.on('data', (chunk: Buffer) => (proxyLog += chunk.toString()));
-  proxyUrl = `http://127.0.0.1:${port}/mcp`;
-  await until(
-    () =>
-      fetch(`http://127.0.0.1:${port}/healthz`)
-        .then((res) => res.status === 200)
-        .catch(() => false),
-    20_000,
-    'the proxy to serve',
-  );
+  cluster = await startCluster(work, ['--token-file', tokenFile, '--drain-timeout', '30000']);
+  instances = cluster.instances;
+  proxyUrl = cluster.proxyUrl;
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((tc) => tc.client.close().catch(() => {})));
-  proxy?.kill('SIGTERM');
-  for (const instance of instances) instance.child.kill('SIGKILL');
+  cluster?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -125,10 +63,10 @@ describe('three instances behind HAProxy', () => {
     });
     expect(form.status).toBe(303);
     expect(form.headers.get('set-cookie')).toMatch(/^shellring_signin=/);
-    await until(() => (proxyLog.match(/ 400 /g) ?? []).length >= 1 && / 303 .*"POST \/ HTTP\/1\.1"/.test(proxyLog), 20_000, 'the log lines');
-    expect(proxyLog).toMatch(/ 400 .*"GET \/ HTTP\/1\.1"/);
-    expect(proxyLog).not.toContain(TOKEN);
-    expect(proxyLog).not.toContain('marker=log-test');
+    await until(() => (cluster!.proxyLog().match(/ 400 /g) ?? []).length >= 1 && / 303 .*"POST \/ HTTP\/1\.1"/.test(cluster!.proxyLog()), 20_000, 'the log lines');
+    expect(cluster!.proxyLog()).toMatch(/ 400 .*"GET \/ HTTP\/1\.1"/);
+    expect(cluster!.proxyLog()).not.toContain(TOKEN);
+    expect(cluster!.proxyLog()).not.toContain('marker=log-test');
   });
 
 

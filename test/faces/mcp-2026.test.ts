@@ -159,8 +159,9 @@ describe.each(['stdio', 'http'] as const)('2026-07-28 over %s, official client',
       expect(Object.keys(first.inputRequests as object)).toEqual(['approval-1']);
       const allow = { 'approval-1': { action: 'accept', content: { decision: 'allow-once' } } };
       const retry = (state: string, retried = args) => raw.request('tools/call', { name: 'bash', arguments: retried, inputResponses: allow, requestState: state });
-      // Altered: one character of the payload changed, so the MAC no longer matches.
-      const forged = `${requestState.slice(0, 5)}${requestState[5] === 'A' ? 'B' : 'A'}${requestState.slice(6)}`;
+      // Altered: one character of the sealed payload changed, so the MAC no longer matches.
+      const at = requestState.indexOf('.') + 5;
+      const forged = `${requestState.slice(0, at)}${requestState[at] === 'A' ? 'B' : 'A'}${requestState.slice(at + 1)}`;
       expect((await retry(forged)).error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
       // An authentic state on other arguments: bound to the exact call.
       expect((await retry(requestState, { ...args, command: 'echo other' })).error).toMatchObject({ code: -32602 });
@@ -259,7 +260,7 @@ describe('principals', () => {
     // One SDK handler in process, reached by two principals (authInfo, as the HTTP face passes the credential's).
     const runtime = await createRuntime();
     const states = new ModernStates({ runtime, routes: new SessionRoutes(), instanceId: 'i1', cwd: work });
-    const face = new ModernFace({ runtime, states, codec: new StateCodec() });
+    const face = new ModernFace({ runtime, states, codec: new StateCodec('i1') });
     const handler = createMcpHandler(() => face.server((ctx) => ctx.http?.authInfo?.clientId ?? 'anonymous'), { legacy: 'reject' });
     const as = (principal: string) =>
       new StreamableHTTPClientTransport(new URL('http://in-process.invalid/mcp'), {

@@ -47,7 +47,7 @@ export class ModernEndpoint {
       onSession: (session) => sessions.track(session),
       clock: options.clock,
     });
-    this.#face = new ModernFace({ runtime: options.runtime, states, codec: new StateCodec(), admit: (id, tool) => sessions.admit(id, tool) });
+    this.#face = new ModernFace({ runtime: options.runtime, states, codec: new StateCodec(instanceId), admit: (id, tool) => sessions.admit(id, tool) });
     this.#handler = createMcpHandler((ctx) => this.#face.server((request) => request.http?.authInfo?.clientId ?? ctx.authInfo?.clientId ?? 'anonymous'), {
       legacy: 'reject',
       maxRequestBodySize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -23,16 +23,19 @@ export interface ApprovalState {
 export const STATE_TTL_MS = 10 * 60 * 1000;
 
 /**
- * Seals and opens approval states. The key is a random secret of this process: a state is only ever useful on the
- * instance that holds the call's session, and the load balancer routes the retry there (the handle names it).
+ * Seals and opens approval states: `<instance>.<payload>.<mac>`. The key is a random secret of this process: a state
+ * is only ever useful on the instance that holds the call's state, and a load balancer routes the retry there by the
+ * instance named in front (deploy/haproxy.cfg reads it from the body).
  */
 export class StateCodec {
   readonly #key: Buffer;
+  readonly #instance: string;
   readonly #clock: () => number;
   /** Nonces already redeemed, until their state expires: a replay of a used state is refused. */
   readonly #used = new Map<string, number>();
 
-  constructor(key: Buffer = randomBytes(32), clock: () => number = Date.now) {
+  constructor(instance: string, key: Buffer = randomBytes(32), clock: () => number = Date.now) {
+    this.#instance = instance;
     this.#key = key;
     this.#clock = clock;
   }
@@ -40,15 +43,14 @@ export class StateCodec {
   seal(payload: Omit<ApprovalState, 'exp' | 'nonce'>): string {
     const full: ApprovalState = { ...payload, exp: this.#clock() + STATE_TTL_MS, nonce: randomBytes(16).toString('base64url') };
     const body = Buffer.from(JSON.stringify(full)).toString('base64url');
-    return `${body}.${this.#mac(body)}`;
+    return `${this.#instance}.${body}.${this.#mac(body)}`;
   }
 
   /** The payload of an authentic, unexpired state; undefined for anything else. Does not redeem it. */
   open(state: string): ApprovalState | undefined {
-    const dot = state.indexOf('.');
-    if (dot <= 0) return undefined;
-    const body = state.slice(0, dot);
-    const mac = Buffer.from(state.slice(dot + 1));
+    const [instance, body, macText, ...rest] = state.split('.');
+    if (instance !== this.#instance || !body || macText === undefined || rest.length > 0) return undefined;
+    const mac = Buffer.from(macText);
     const expected = Buffer.from(this.#mac(body));
     if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined;
     let payload: ApprovalState;
