@@ -41,6 +41,12 @@ describe('deploy/kubernetes', () => {
     // Requests are logged by path, never with their query string (which may hold a token).
     expect(rules(config).filter((rule) => rule.startsWith('log-format'))).toEqual([expect.stringContaining('%HM %HPO %HV')]);
     expect(rules(config)).not.toContain('option httplog');
+    // The 2026-07-28 routing: the same rules; the servers are the StatefulSet's pods, which are the instance ids.
+    const routing = (text: string) => text.split('\n').map((line) => line.trim()).filter((line) => /^(acl|http-request)/.test(line));
+    expect(routing(config)).toEqual(routing(read('deploy/haproxy.cfg')));
+    expect(routing(config)).toContain("http-request set-var(txn.home) req.hdr(mcp-name),field(1,.) if modern about_task");
+    expect(config).toContain('use-server shellring-0 if { var(txn.home) -m str shellring-0 }');
+    expect(config).toContain('server shellring-0 shellring-0.shellring-pods.default.svc.cluster.local:8808');
   });
 
   it('probes /readyz and /healthz, pauses before the SIGTERM drain, and gives the drain time to finish', () => {
@@ -49,6 +55,8 @@ describe('deploy/kubernetes', () => {
     expect(yaml).toContain('httpGet: { path: /healthz, port: http }');
     expect(yaml).toContain('preStop:');
     expect(yaml).toContain('--token-file=/var/run/shellring/token');
+    expect(yaml).toContain('kind: StatefulSet');
+    expect(yaml).toContain('--instance-id=$(POD_NAME)');
     const grace = Number(/terminationGracePeriodSeconds: (\d+)/.exec(yaml)![1]);
     const drainMs = Number(/--drain-timeout=(\d+)/.exec(yaml)![1]);
     const pause = Number(/command: \["sleep", "(\d+)"\]/.exec(yaml)![1]);

@@ -1,6 +1,7 @@
 // MCP 2026-07-28 through the official 2026 SDK client, over stdio (`shellring mcp`) and HTTP (`serveHttp`): the
 // contract suite, approvals as input_required (allowed, rejected, a policy's ask, forged and replayed state), jobs
 // as tasks, handles bound to their principal, and a 2025-11-25 client beside a 2026 one on the same endpoint.
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,8 @@ import { serveHttp, SessionRoutes, type HttpServer } from '../../src/faces/mcp/i
 import { ModernFace } from '../../src/faces/mcp/modern/face.js';
 import { StateCodec } from '../../src/faces/mcp/modern/request-state.js';
 import { ModernStates } from '../../src/faces/mcp/modern/states.js';
-import { call as call2025, cli, httpTransport, newClient, textOf, workdir } from './helpers.js';
+import { call as call2025, cli, httpTransport, newClient, repo, textOf, workdir } from './helpers.js';
+import { until } from '../helpers/until.js';
 import { MODERN, modernClient, RawModern, textOfResult, type ModernClient } from './modern-helpers.js';
 
 const work = workdir('mcp-2026');
@@ -253,6 +255,58 @@ describe('one HTTP endpoint, both revisions, two principals', () => {
     await modern.client.close();
   });
 
+});
+
+describe('idle expiry of 2026 states', () => {
+  it('closes a default state and a handle idle past the timeout, their jobs killed', async () => {
+    let now = 0;
+    const idle = await serveHttp({ port: 0, cwd: work, idleTimeoutMs: 1000, clock: () => now });
+    const mc = await modernClient(
+      new StreamableHTTPClientTransport(new URL(idle.url), { requestInit: { headers: { authorization: `Bearer ${idle.token}` } } }),
+      'idle',
+    );
+    try {
+      const handle = ((await callText(mc, 'session_open', {})).result.structuredContent as { session: string }).session;
+      await callText(mc, 'bash', { command: 'sleep 60', description: 'sleep', run_in_background: true });
+      await callText(mc, 'bash', { command: 'sleep 60', description: 'sleep', run_in_background: true, session: handle });
+      const running = () => idle.runtime.jobs!.list().filter((job) => job.state === 'running').length;
+      now += 999;
+      // Several sweeps (every 100 ms at this timeout) pass without closing anything.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(running()).toBe(2);
+      now += 1;
+      await until(() => running() === 0, 10_000, 'both states to expire and their jobs to be killed');
+      expect((await callText(mc, 'job_list', { session: handle })).text).toBe(
+        `Error: session ${handle} is unknown here: it expired, its server restarted, or it was opened with other credentials; call session_open for a new one`,
+      );
+      expect((await callText(mc, 'job_list', {})).text).toBe('(no background jobs)');
+      expect(idle.runtime.jobs!.list().filter((job) => job.state === 'running')).toEqual([]);
+    } finally {
+      await mc.client.close();
+      await idle.close();
+    }
+  });
+});
+
+describe("the README's 2026 client example", () => {
+  it('negotiates 2026-07-28 with versionNegotiation auto and runs bash', async () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+    const example = [...readme.matchAll(/```mjs\n([\s\S]*?)```/g)].map((m) => m[1]!).find((code) => code.includes('versionNegotiation'))!;
+    expect(example).toContain("new URL('http://127.0.0.1:8808/mcp')");
+    // Inside the repository, so the SDK resolves from its node_modules.
+    const file = join(repo, `.readme-2026-${process.pid}.mjs`);
+    writeFileSync(file, example.replace('http://127.0.0.1:8808/mcp', server.url));
+    try {
+      const out = await new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, [file], { env: { ...process.env, SHELLRING_TOKEN: server.token } }, (error, stdout, stderr) =>
+          error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+        );
+      });
+      expect(out).toBe('2026-07-28\nhi\n\n');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
 });
 
 describe('principals', () => {

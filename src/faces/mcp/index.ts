@@ -19,15 +19,17 @@
 //     session), while handles give a principal several. The principal is the credential: the bearer token's
 //     digest on HTTP, the process's one client on stdio. A handle or task is bound to its principal: another
 //     principal's request finds it unknown, and job ids (`<kind>-<n>`) only resolve inside their own state.
-//   * Handles and task ids start with this instance's id (`<instance>.<128 random bits>`), so a load balancer can
-//     route a request about them home: handles travel in Mcp-Param-Shellring-Session (`x-mcp-header`), task ids in
-//     Mcp-Name (tasks/get, tasks/update, tasks/cancel). tools/list and a call without a handle go to any instance.
+//   * Handles, task ids and approval states start with this instance's id (`serve --instance-id`), so a load
+//     balancer can route a request about them home: handles travel in Mcp-Param-Shellring-Session (`x-mcp-header`),
+//     task ids in Mcp-Name (tasks/get, tasks/update, tasks/cancel), an approval's requestState in the body of the
+//     retried tools/call (deploy/haproxy.cfg reads all three). tools/list and a call without a handle go anywhere.
 //   * Approvals (modern/approval-round.ts, modern/request-state.ts): an escalation or a policy's `ask` ends the call
 //     with input_required (the same form text as the 2025 elicitation) and a requestState sealed by HMAC-SHA256 over
 //     the principal, the state, the tool, a digest of the exact arguments, the answers so far, the requested mode
 //     and an expiry (10 minutes); the retry re-runs the call with the verified answers. A forged, altered, expired,
-//     foreign or already used state is refused (-32602). The key is random per process: a state is only useful on
-//     the instance holding the call's state, where the handle routes it, so no key is shared through config.
+//     foreign or already used state is refused (-32602). The key is random per process and no key is shared through
+//     config: a state is only useful on the instance holding the call's state, and the load balancer routes the
+//     retry there by the instance the state names; single use is then enforced where the state was minted.
 //   * Jobs as tasks (modern/tasks.ts): where a call declares the tasks extension, run_in_background and a promoted
 //     call answer with a task; tasks/get reports the job's status line and, once ended, the job_output texts;
 //     tasks/cancel is job_kill. job_output/job_list/job_kill keep working for every client.

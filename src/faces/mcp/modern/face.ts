@@ -140,7 +140,7 @@ export class ModernFace {
     } finally {
       state.rounds.delete(callId);
       state.inFlight -= 1;
-      state.lastUsedAt = Date.now();
+      this.states.touch(state);
     }
   }
 

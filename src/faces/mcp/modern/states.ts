@@ -120,6 +120,11 @@ export class ModernStates {
     return 'cancelled';
   }
 
+  /** A call in `state` ended: idle time counts from here. */
+  touch(state: ModernState): void {
+    state.lastUsedAt = this.#now();
+  }
+
   /** Closes the states idle longer than `idleMs` with no call in flight (the stdio state is the process's). */
   expireIdle(idleMs: number): number {
     const now = this.#now();
