@@ -19,7 +19,7 @@ import { checkTokenValue, generateToken } from '../http/token.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { ShellringError } from '../../errors.js';
-import { ModernEndpoint } from './modern/endpoint.js';
+import { checkInstanceId, ModernEndpoint } from './modern/endpoint.js';
 
 export interface HttpServeOptions extends CommandLimits {
   /** Default 127.0.0.1. */
@@ -80,8 +80,8 @@ export interface HttpServeOptions extends CommandLimits {
   /** Serve GET /metrics (Prometheus text, token required). Default true. */
   metrics?: boolean;
   /**
-   * This instance's name in 2026-07-28 session handles and task ids (letters, digits, `_`, `-`), so a load balancer
-   * can route a request about them to this instance. Default: a random one.
+   * This instance's name in 2026-07-28 session handles, task ids and approval states (letters, digits, `_`, `-`),
+   * so a load balancer can route a request about them to this instance. Default: a random one.
    */
   instanceId?: string;
 }
@@ -125,6 +125,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     );
   }
   const token = options.token === undefined ? generateToken() : checkTokenValue(options.token, 'the token option');
+  checkInstanceId(options.instanceId);
   const access = new Access({ host, token, allowedOrigins: options.allowedOrigins });
   const consoleHandler = options.consoleHandler;
   const endpoint = options.path ?? '/mcp';

@@ -33,10 +33,7 @@ export class ModernEndpoint {
   readonly #handler: McpHttpHandler;
 
   constructor(options: ModernEndpointOptions) {
-    const instanceId = options.instanceId ?? randomBytes(6).toString('base64url');
-    if (!INSTANCE_ID.test(instanceId)) {
-      throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid instance id ${JSON.stringify(instanceId)}: expected 1 to 64 letters, digits, "_" or "-"`);
-    }
+    const instanceId = checkInstanceId(options.instanceId) ?? randomBytes(6).toString('base64url');
     this.instanceId = instanceId;
     const { sessions } = options;
     const states = new ModernStates({
@@ -79,6 +76,14 @@ export class ModernEndpoint {
     await this.#handler.close();
     await this.#face.states.closeAll();
   }
+}
+
+/** An instance id goes in front of a dot in handles, task ids and states, and into a proxy's server names. */
+export function checkInstanceId(id: string | undefined): string | undefined {
+  if (id !== undefined && !INSTANCE_ID.test(id)) {
+    throw new ShellringError('SHELLRING_INVALID_CONFIG', `invalid instance id ${JSON.stringify(id)}: expected 1 to 64 letters, digits, "_" or "-"`);
+  }
+  return id;
 }
 
 /**

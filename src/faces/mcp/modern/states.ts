@@ -82,8 +82,10 @@ export class ModernStates {
       found.lastUsedAt = this.#now();
       return found;
     }
+    // A fresh id each time: a state that expired may still be closing, and its jobs must not show in the new one.
     const tag = createHash('sha256').update(principal).digest('base64url').slice(0, 12);
-    return this.#add(key, principal, `mcp-${this.#options.instanceId}-${tag}`, principal === 'stdio' ? this.#options.stdioSession : undefined);
+    const id = `mcp-${this.#options.instanceId}-${tag}-${randomBytes(4).toString('base64url')}`;
+    return this.#add(key, principal, id, principal === 'stdio' ? this.#options.stdioSession : undefined);
   }
 
   #add(key: string, principal: string, sessionId: string, existing?: Session): ModernState {
