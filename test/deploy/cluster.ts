@@ -1,11 +1,11 @@
 // Three `shellring serve` instances (s1, s2, s3) behind a real HAProxy running deploy/haproxy.cfg, for the deploy tests.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { cli, repo } from '../faces/helpers.js';
 import { until } from '../helpers/until.js';
+import { freePort } from '../../bench/lib/serve-instances.js';
 
 export interface Instance {
   name: string;
@@ -22,17 +22,6 @@ export interface Cluster {
   /** What the proxy logged so far (the shipped config logs to stdout). */
   proxyLog: () => string;
   stop(): void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** One instance named `name` (also its --instance-id), in a directory of its own under `work`. */
