@@ -9,6 +9,7 @@ import { envPolicySchema } from '../env/policy.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { choiceOption, integerOption, usageError, type OptionSpec } from './args.js';
 import { loadPolicy } from '../policy/load.js';
+import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
 
 const MAX_MS = 2_147_483_647;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -45,6 +46,7 @@ export const serveConfigSchema = z
     drainTimeoutMs: z.number().int().nonnegative().optional(),
     logCommands: z.boolean().optional(),
     secureCookie: z.boolean().optional(),
+    oauth: resourceMetadataSchema.optional(),
   })
   .strict();
 

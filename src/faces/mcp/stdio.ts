@@ -7,6 +7,7 @@ import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { createMcpServer } from './server.js';
+import { checkProgressInterval } from './progress.js';
 
 export interface StdioServeOptions {
   /** The session's working directory. Default: the launch directory. */
@@ -17,6 +18,8 @@ export interface StdioServeOptions {
   runtimeOptions?: RuntimeOptions;
   stdin?: Readable;
   stdout?: Writable;
+  /** How often a call that carries a progress token is told about (1 to 20000 ms). Default 15000. */
+  progressIntervalMs?: number;
 }
 
 export interface StdioServer {
@@ -30,6 +33,8 @@ export interface StdioServer {
 export async function serveStdio(options: StdioServeOptions = {}): Promise<StdioServer> {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
+  // Judged before anything starts, so a bad value leaves nothing running.
+  const progressIntervalMs = checkProgressInterval(options.progressIntervalMs);
   const routes = new SessionRoutes();
   const runtime = await createRuntime(
     faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve, available: routes.available }),
@@ -56,7 +61,7 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<Stdio
   };
   // The SDK's transport does not watch for end of input; a client that exits must still end every command.
   const onGone = () => void close();
-  const server = createMcpServer({ runtime, session, routes, onClose: onGone });
+  const server = createMcpServer({ runtime, session, routes, onClose: onGone, progressIntervalMs });
   stdin.once('end', onGone);
   stdin.once('close', onGone);
   // A closed stdout (EPIPE) means the client is gone too.
