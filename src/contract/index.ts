@@ -15,3 +15,4 @@ export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } fro
 export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';
 export { commandApprovalPrompt, commandApprovalReason, policyLoadErrors, policyPrompt, policyReasons, policyTexts, ruleLabel, unresolvedWhy } from './policy-texts.js';
 export { progressMessage } from './progress-texts.js';
+export { modernErrors, modernTexts, modernToolDocs } from './mcp-texts.js';

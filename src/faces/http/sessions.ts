@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import type { Session } from '../../runtime/session.js';
+import type { CallEvent, Session } from '../../runtime/session.js';
 import type { SessionRoutes } from '../mcp/routes.js';
 import { createMcpServer } from '../mcp/server.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
@@ -91,7 +91,7 @@ export class HttpSessions {
 
   /** Answers an initialize request with a new session (or the transport's own error for anything else). */
   async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { runtime, routes, cwd, counter, observer, gate } = this.#options;
+    const { runtime, routes, cwd, observer } = this.#options;
     const id = randomUUID();
     const session = runtime.session({ id, cwd });
     const store = new SessionEventStore(this.#options.events);
@@ -107,35 +107,22 @@ export class HttpSessions {
         observer.sessionOpened(id);
       },
     });
-    const offCalls = session.onCall((event) => {
+    const offCalls = this.track(session, (event) => {
+      if (!entry) return;
       if (event.type === 'started') {
-        if (event.tool === 'bash') counter.started(id);
-        this.#callsInFlight += 1;
-        if (entry) entry.callsInFlight += 1;
+        entry.callsInFlight += 1;
       } else {
-        if (event.tool === 'bash') counter.ended(id);
-        this.#callsInFlight -= 1;
-        if (entry) {
-          entry.callsInFlight -= 1;
-          // Idle time counts from the end of the last call, not from its request: a long call is activity.
-          entry.lastRequestAt = this.#now();
-        }
-        if (this.#callsInFlight === 0) for (const resolve of this.#quiet.splice(0)) resolve();
+        entry.callsInFlight -= 1;
+        // Idle time counts from the end of the last call, not from its request: a long call is activity.
+        entry.lastRequestAt = this.#now();
       }
-      observer.call(event);
     });
     const server = createMcpServer({
       runtime,
       session,
       routes,
       progressIntervalMs: this.#options.progressIntervalMs,
-      admit: (tool) => {
-        const closed = gate();
-        if (closed !== undefined) return closed;
-        const refusal = counter.admit(id, tool);
-        if (refusal !== undefined) observer.refused(refusal.startsWith('too many') ? 'session-commands' : 'instance-commands', id);
-        return refusal;
-      },
+      admit: (tool) => this.admit(id, tool),
       onClose: () => {
         offCalls();
         if (this.#open.get(id) === entry && entry) {
@@ -156,6 +143,36 @@ export class HttpSessions {
         await session.close();
       }
     }
+  }
+
+  /**
+   * Counts a runtime session's calls (command caps, calls in flight for drain and metrics, the observers): every
+   * MCP session's, and every 2026-07-28 state's. Returns the unsubscribe function.
+   */
+  track(session: Session, each?: (event: CallEvent) => void): () => void {
+    const { counter, observer } = this.#options;
+    return session.onCall((event) => {
+      if (event.type === 'started') {
+        if (event.tool === 'bash') counter.started(session.id);
+        this.#callsInFlight += 1;
+      } else {
+        if (event.tool === 'bash') counter.ended(session.id);
+        this.#callsInFlight -= 1;
+        if (this.#callsInFlight === 0) for (const resolve of this.#quiet.splice(0)) resolve();
+      }
+      each?.(event);
+      observer.call(event);
+    });
+  }
+
+  /** A refusal for a tool call of session `id` (a draining server, a command cap); undefined admits it. */
+  admit(id: string, tool: string): string | undefined {
+    const { counter, observer, gate } = this.#options;
+    const closed = gate();
+    if (closed !== undefined) return closed;
+    const refusal = counter.admit(id, tool);
+    if (refusal !== undefined) observer.refused(refusal.startsWith('too many') ? 'session-commands' : 'instance-commands', id);
+    return refusal;
   }
 
   /** Passes a request to its session's transport, keeping the idle clock and the standalone stream's cursor. */

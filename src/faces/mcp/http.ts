@@ -21,6 +21,7 @@ import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { checkProgressInterval } from './progress.js';
 import { ShellringError } from '../../errors.js';
+import { ModernEndpoint } from './modern/endpoint.js';
 
 export interface HttpServeOptions extends CommandLimits {
   /** Default 127.0.0.1. */
@@ -87,6 +88,11 @@ export interface HttpServeOptions extends CommandLimits {
    * (and that path followed by the endpoint's); the bearer token above stays what this server checks.
    */
   oauth?: ResourceMetadataOptions;
+  /**
+   * This instance's name in 2026-07-28 session handles and task ids (letters, digits, `_`, `-`), so a load balancer
+   * can route a request about them to this instance. Default: a random one.
+   */
+  instanceId?: string;
 }
 
 export interface HttpServer {
@@ -184,6 +190,17 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     },
   });
 
+  // 2026-07-28 requests: no protocol sessions; state by handle or principal, in the same runtime.
+  const modern = new ModernEndpoint({
+    runtime,
+    routes,
+    cwd: options.cwd ?? process.cwd(),
+    instanceId: options.instanceId,
+    maxBodyBytes: options.maxBodyBytes,
+    sessions,
+    clock: options.clock,
+  });
+
   function full(): boolean {
     return sessions.size + sessions.opening >= maxSessions;
   }
@@ -213,6 +230,13 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   }
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (modern.claims(req)) {
+      if (draining) {
+        observer.refused('draining');
+        return replyError(res, 503, RPC.overloaded, 'Service unavailable: this server is shutting down', { 'retry-after': RETRY_AFTER_SECONDS });
+      }
+      return modern.handle(req, res);
+    }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const entry = sessions.get(sessionId);
@@ -279,7 +303,10 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   port = (http.address() as AddressInfo).port;
   const sweep =
     idleTimeoutMs > 0
-      ? setInterval(() => sessions.expireIdle(idleTimeoutMs), Math.min(Math.max(idleTimeoutMs / 10, 50), 10_000))
+      ? setInterval(() => {
+          sessions.expireIdle(idleTimeoutMs);
+          modern.expireIdle(idleTimeoutMs);
+        }, Math.min(Math.max(idleTimeoutMs / 10, 50), 10_000))
       : undefined;
   sweep?.unref();
 
@@ -292,6 +319,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       // Open SSE streams would hold http.close() forever.
       http.closeAllConnections();
       await sessions.closeAll('shutdown');
+      await modern.close();
       await stopped;
       unlisten();
       if (owned) await runtime.close();

@@ -1,13 +1,19 @@
-// The MCP server over stdio: one runtime session for the life of the process; stdout carries protocol only.
+// The MCP server over stdio: one runtime session for the life of the process; stdout carries protocol only. The
+// first message picks the revision: 2025-11-25 (initialize) or 2026-07-28 (per-request _meta), served by either SDK.
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio as serveModernStdio, StdioServerTransport as ModernStdioTransport } from '@modelcontextprotocol/server/stdio';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { createMcpServer } from './server.js';
 import { checkProgressInterval } from './progress.js';
+import { ModernFace } from './modern/face.js';
+import { readOpening } from './modern/opening.js';
+import { StateCodec } from './modern/request-state.js';
+import { ModernStates } from './modern/states.js';
 
 export interface StdioServeOptions {
   /** The session's working directory. Default: the launch directory. */
@@ -44,13 +50,15 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<Stdio
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let closing: Promise<void> | undefined;
+  let closeServer: () => Promise<void> = async () => {};
   const close = () => {
     closing ??= (async () => {
       stdin.off('end', onGone);
       stdin.off('close', onGone);
       stdout.off('error', onGone);
       try {
-        await server.close().catch(() => {});
+        await closeServer().catch(() => {});
+        await states.closeAll();
         unlisten();
         await runtime.close();
       } finally {
@@ -61,11 +69,23 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<Stdio
   };
   // The SDK's transport does not watch for end of input; a client that exits must still end every command.
   const onGone = () => void close();
-  const server = createMcpServer({ runtime, session, routes, onClose: onGone, progressIntervalMs });
+  // On 2026-07-28 the process's session is the state of principal `stdio` (a handle opens more).
+  const states = new ModernStates({ runtime, routes, instanceId: 'stdio', cwd: session.cwd, stdioSession: session });
   stdin.once('end', onGone);
   stdin.once('close', onGone);
   // A closed stdout (EPIPE) means the client is gone too.
   stdout.once('error', onGone);
-  await server.connect(new StdioServerTransport(stdin, stdout));
+  void readOpening(stdin).then(async ({ era, stream }) => {
+    if (closing) return;
+    if (era === 'modern') {
+      const face = new ModernFace({ runtime, states, codec: new StateCodec() });
+      const handle = serveModernStdio(() => face.server(() => 'stdio'), { legacy: 'reject', transport: new ModernStdioTransport(stream, stdout) });
+      closeServer = () => handle.close();
+      return;
+    }
+    const server = createMcpServer({ runtime, session, routes, onClose: onGone, progressIntervalMs });
+    closeServer = () => server.close();
+    await server.connect(new StdioServerTransport(stream, stdout));
+  });
   return { runtime, sessionId: session.id, closed, close };
 }
