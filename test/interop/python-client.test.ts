@@ -1,5 +1,6 @@
 // The MCP contract suite driven by the official Python SDK client (PyPI `mcp` 2.3.0) over stdio (the built CLI)
-// and streamable HTTP (serveHttp), at whichever revision it negotiates with this server: texts judged byte for byte.
+// and streamable HTTP (serveHttp), at both revisions: 2025-11-25 by its initialize handshake (mode `legacy`) and
+// 2026-07-28, which it negotiates by itself (mode `auto`). Texts judged byte for byte.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,10 +29,22 @@ async function contract(config: Record<string, unknown>): Promise<Report> {
 const shown = (report: Report, step: string) => report[step] as Shown;
 const jobOf = (report: Report, step: string) => (shown(report, step).structured as { jobId: string }).jobId;
 
-/** The judgement both transports must pass. */
-function judge(report: Report, work: string): void {
-  expect(report.protocolVersion).toBe('2025-11-25');
-  expect(report.tools).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+interface Revision {
+  version: string;
+  /** The Python client's `mode`. */
+  mode: 'legacy' | 'auto';
+  tools: string[];
+}
+
+const REVISIONS: Revision[] = [
+  { version: '2025-11-25', mode: 'legacy', tools: ['bash', 'job_output', 'job_list', 'job_kill'] },
+  { version: '2026-07-28', mode: 'auto', tools: ['bash', 'job_output', 'job_list', 'job_kill', 'session_open'] },
+];
+
+/** The judgement every transport and revision must pass. */
+function judge(report: Report, work: string, revision: Revision): void {
+  expect(report.protocolVersion).toBe(revision.version);
+  expect(report.tools).toEqual(revision.tools);
   expect(report.escalationListed).toBe(true);
 
   expect(shown(report, 'bash')).toMatchObject({ text: 'hello\n[stderr]\noops\n[exit code: 3]', isError: false, structured: { kind: 'foreground', exitCode: 3 } });
@@ -78,16 +91,17 @@ function judge(report: Report, work: string): void {
 
 beforeAll(installClients, 900_000);
 
-describe('the Python SDK client', () => {
+describe.each(REVISIONS)('the Python SDK client at $version', (revision) => {
   it('runs the contract suite over stdio', async () => {
     const work = workdir('python-stdio');
     try {
       const report = await contract({
         stdio: { command: process.execPath, args: [cli, 'mcp', '--cwd', work, '--sandbox', 'read-only', '--max-output-bytes', String(MAX_OUTPUT)] },
+        mode: revision.mode,
         // The CLI reports progress every 15 s: the call outlasts one interval.
         progressSeconds: 17,
       });
-      judge(report, work);
+      judge(report, work, revision);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
@@ -113,12 +127,16 @@ describe('the Python SDK client', () => {
     });
 
     it('runs the contract suite, the client reading SSE events of any size', async () => {
-      judge(await contract({ http: { url: server.url, token: server.token, maxSseEventSize: null } }), work);
+      judge(await contract({ http: { url: server.url, token: server.token, maxSseEventSize: null }, mode: revision.mode }), work, revision);
     }, 240_000);
 
-    it('loses a 5 MB result to the client’s default 1 MiB SSE event limit (the result travels as one event)', async () => {
-      const report = await contract({ http: { url: server.url, token: server.token }, only: ['big'] });
-      expect(report.big).toEqual({ exception: 'MCPError: SSE stream failed: Server-sent event exceeded the 1048576 byte limit.' });
+    it('gets a 5 MB result past the client’s default 1 MiB SSE event limit only at 2026-07-28 (2025: one SSE event)', async () => {
+      const report = await contract({ http: { url: server.url, token: server.token }, mode: revision.mode, only: ['big'] });
+      expect(report.big).toEqual(
+        revision.mode === 'legacy'
+          ? { exception: 'MCPError: SSE stream failed: Server-sent event exceeded the 1048576 byte limit.' }
+          : { isError: false, length: BIG, onlyA: true, structuredLength: BIG },
+      );
     }, 240_000);
   });
 });

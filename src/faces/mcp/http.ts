@@ -197,6 +197,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     cwd: options.cwd ?? process.cwd(),
     instanceId: options.instanceId,
     maxBodyBytes: options.maxBodyBytes,
+    progressIntervalMs,
     sessions,
     clock: options.clock,
   });

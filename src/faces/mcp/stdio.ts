@@ -78,7 +78,7 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<Stdio
   void readOpening(stdin).then(async ({ era, stream }) => {
     if (closing) return;
     if (era === 'modern') {
-      const face = new ModernFace({ runtime, states, codec: new StateCodec() });
+      const face = new ModernFace({ runtime, states, codec: new StateCodec(), progressIntervalMs });
       const handle = serveModernStdio(() => face.server(() => 'stdio'), { legacy: 'reject', transport: new ModernStdioTransport(stream, stdout) });
       closeServer = () => handle.close();
       return;

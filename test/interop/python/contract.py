@@ -3,6 +3,8 @@ test to judge byte for byte (the expected texts live in src/contract/, not here)
 
 Usage: contract.py '<json config>' where the config is
   {"stdio": {"command": ..., "args": [...]}}  or  {"http": {"url": ..., "token": ..., "maxSseEventSize": n|null}}
+with optional "mode" (the client's: "legacy" for the initialize handshake, "auto" to negotiate the newest revision
+the server offers), "progressSeconds" and "only" (the steps to run).
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ async def main() -> None:
     config = json.loads(sys.argv[1])
     only = config.get("only")
     report: dict[str, Any] = {}
-    async with Client(server_of(config), elicitation_callback=answer, read_timeout_seconds=120) as client:
+    mode = config.get("mode", "auto")
+    async with Client(server_of(config), mode=mode, elicitation_callback=answer, read_timeout_seconds=120) as client:
         report["protocolVersion"] = client.session.protocol_version
         tools = await client.list_tools()
         report["tools"] = [tool.name for tool in tools.tools]
