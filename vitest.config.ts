@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:quick` (SHELLRING_TEST_QUICK=1) is the inner loop: it leaves out the suites that install a clean
- * copy or a packed tarball, push a gigabyte or hundreds of jobs through the runtime, drive a real browser, or deploy
+ * copy, a packed tarball or third-party MCP clients, push a gigabyte or hundreds of jobs through the runtime, drive a real browser, or deploy
  * behind a real load balancer. `npm test` (and CI) runs everything.
  */
 const SLOW = [
@@ -17,6 +17,7 @@ const SLOW = [
   'test/faces/console/browser.test.ts',
   'test/faces/serve-memory.test.ts',
   'test/policy/console-browser.test.ts',
+  'test/interop/**',
 ];
 
 export default defineConfig({

@@ -9,6 +9,7 @@ import { envPolicySchema } from '../env/policy.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { choiceOption, integerOption, usageError, type OptionSpec } from './args.js';
 import { loadPolicy } from '../policy/load.js';
+import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
 
 const MAX_MS = 2_147_483_647;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -50,6 +51,7 @@ export const serveConfigSchema = z
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "_" or "-"')
       .optional()
       .describe('This instance\'s name in 2026-07-28 session handles, task ids and approval states, for a load balancer to route by.'),
+    oauth: resourceMetadataSchema.optional(),
   })
   .strict();
 

@@ -77,7 +77,8 @@ session is its own runtime session: its jobs are its own and end when it closes.
 Every request needs "Authorization: Bearer <token>". The token comes from --token-file, else the
 SHELLRING_TOKEN environment variable; with neither, a random token is generated and printed on stderr
 (allowed on a loopback address only). A request whose Origin is not the server's own is refused (403).
-GET /healthz and GET /readyz need no token; GET /metrics (Prometheus text) does.
+GET /healthz and GET /readyz need no token; GET /metrics (Prometheus text) does. Neither does the OAuth
+protected-resource metadata at GET /.well-known/oauth-protected-resource (and .../mcp).
 
 SIGTERM drains: no new sessions or calls, the calls in flight finish (up to --drain-timeout), then the
 server closes everything and exits 0. SIGINT closes at once.
@@ -104,6 +105,10 @@ Options:
   --secure-cookie                  Mark the console's sign-in cookie Secure (reached over https, e.g. a TLS proxy)
   --instance-id <name>             This instance's name in 2026-07-28 handles and task ids, which a load balancer
                                    routes by (letters, digits, _ and -; default: random; deploy/haproxy.cfg)
+  --resource-url <url>             The MCP endpoint's public URL in the OAuth protected-resource metadata
+                                   (default: from each request's Host header)
+  --authorization-server <urls>    OAuth authorization servers (comma-separated issuer URLs) the metadata names;
+                                   401 challenges then point to it (the bearer token stays what is checked)
   -h, --help                       Show this help
 
 ${RUNTIME_OPTIONS}`;

@@ -12,6 +12,7 @@ import { composeConfig, RUNTIME_FLAGS } from './config.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
 import { tokenDirectory, tokenOption } from './token.js';
+import { resourceMetadataSchema, type ResourceMetadataOptions } from '../faces/http/resource-metadata.js';
 
 const MAX_MS = 2_147_483_647;
 
@@ -33,6 +34,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     'log-commands': { type: 'boolean' },
     'secure-cookie': { type: 'boolean' },
     'instance-id': { type: 'string' },
+    'resource-url': { type: 'string' },
+    'authorization-server': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -56,6 +59,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const logCommands = values['log-commands'] === true || file.logCommands === true;
   const secureCookie = values['secure-cookie'] === true || file.secureCookie === true;
   const instanceId = typeof values['instance-id'] === 'string' ? values['instance-id'] : file.instanceId;
+  const oauth = oauthOption(values, file.oauth);
   const source = tokenOption(values['token-file'], process.env, file.tokenFile);
   // Any sandbox, even one standing at danger-full-access: a person may narrow a session's mode later.
   const hiddenPaths = source?.file !== undefined && runtimeOptions.sandbox !== undefined ? [tokenDirectory(source.file, cwd)] : [];
@@ -85,6 +89,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       logger,
       logCommands,
       instanceId,
+      oauth,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -117,4 +122,17 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   web.close();
   logger.info({ event: 'server.stopped', signal }, 'stopped');
   return 0;
+}
+
+/** The protected-resource metadata: --resource-url and --authorization-server over the config file's serve.oauth. */
+function oauthOption(values: Record<string, string | boolean | undefined>, file: ResourceMetadataOptions | undefined): ResourceMetadataOptions {
+  const oauth: ResourceMetadataOptions = { ...file };
+  if (typeof values['resource-url'] === 'string') oauth.resource = values['resource-url'];
+  const servers = values['authorization-server'];
+  if (typeof servers === 'string') oauth.authorizationServers = servers.split(',').map((url) => url.trim()).filter(Boolean);
+  const parsed = resourceMetadataSchema.safeParse(oauth);
+  if (parsed.success) return oauth;
+  const issue = parsed.error.issues[0]!;
+  const flag = issue.path[0] === 'resource' ? '--resource-url' : issue.path[0] === 'authorizationServers' ? '--authorization-server' : `serve.oauth.${issue.path.join('.')}`;
+  throw usageError(`invalid ${flag}: ${issue.message}`);
 }

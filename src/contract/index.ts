@@ -14,4 +14,5 @@ export { environmentTexts } from './environment-texts.js';
 export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } from './sandbox-context.js';
 export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';
 export { commandApprovalPrompt, commandApprovalReason, policyLoadErrors, policyPrompt, policyReasons, policyTexts, ruleLabel, unresolvedWhy } from './policy-texts.js';
+export { progressMessage } from './progress-texts.js';
 export { modernErrors, modernTexts, modernToolDocs } from './mcp-texts.js';

@@ -52,6 +52,7 @@ export const callErrors = {
   options: (value: unknown) => `invalid call options: expected an object, got ${kindOf(value)}`,
   signal: (value: unknown) => `invalid signal: expected an AbortSignal, got ${kindOf(value)}`,
   callId: (value: unknown) => `invalid callId: expected a string, got ${shownJson(value)}`,
+  watchOutput: (value: unknown) => `invalid watchOutput: expected a function, got ${kindOf(value)}`,
   context: (value: unknown) => `invalid call context: expected an object, got ${kindOf(value)}`,
   sessionId: (value: unknown) => `invalid call context: sessionId must be a string, got ${shownJson(value)}`,
 };

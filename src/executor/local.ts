@@ -100,6 +100,7 @@ export class LocalExecutor {
   async run(spec: ExecSpec): Promise<RunResult> {
     if (spec.signal?.aborted) return abortedBeforeStart(spec.timeoutMs);
     const handle = this.#launch(spec, spec.timeoutMs, false);
+    spec.onStart?.(handle);
     const onAbort = () => handle.abort();
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -43,6 +43,8 @@ export interface ExecSpec {
   signal?: AbortSignal;
   sessionId?: string;
   sandbox?: SandboxSpec;
+  /** Told the handle as soon as `run` starts the command (a caller that reports progress reads its capture). */
+  onStart?: (handle: ProcessHandle) => void;
 }
 
 export interface StreamResult {

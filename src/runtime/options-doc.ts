@@ -1,6 +1,7 @@
 // The configuration reference (docs/configuration.md), rendered from createRuntime's zod schema so it cannot drift.
 import { z } from 'zod';
 import { runtimeOptionsSchema } from './options.js';
+import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
 
 type Node = {
   type?: string | string[];
@@ -98,10 +99,24 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-export function configurationMarkdown(): string {
-  const schema = z.toJSONSchema(runtimeOptionsSchema, { io: 'input', unrepresentable: 'any' }) as Node;
-  const table = rows(schema, '', [])
+const OAUTH_HEADER = `
+## \`serve.oauth\`: protected-resource metadata of the HTTP face
+
+What \`GET /.well-known/oauth-protected-resource\` (RFC 9728) says: \`serveHttp({ oauth })\`, \`serve.oauth\` in a
+\`--config\` file, and the \`serve\` flags \`--resource-url\` and \`--authorization-server\` (comma-separated), from
+\`src/faces/http/resource-metadata.ts\`.
+
+| option | type | default | description |
+| --- | --- | --- | --- |
+`;
+
+function table(schema: z.ZodType, prefix: string): string {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Node;
+  return rows(json, prefix, [])
     .map((row) => `| \`${row.path}\` | ${cell(row.type)} | ${cell(row.defaults)} | ${cell(row.description)} |`)
     .join('\n');
-  return `${HEADER}${table}\n`;
+}
+
+export function configurationMarkdown(): string {
+  return `${HEADER}${table(runtimeOptionsSchema, '')}\n${OAUTH_HEADER}${table(resourceMetadataSchema, 'serve.oauth')}\n`;
 }

@@ -138,6 +138,7 @@ export class Session {
       root: this.root,
       signal: checked.signal,
       callId,
+      watchOutput: checked.watchOutput,
       approve: this.#approve,
       policy: this.#policy,
     });

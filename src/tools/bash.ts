@@ -4,6 +4,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { EnvRegistry } from '../env/registry.js';
 import type { LocalExecutor } from '../executor/local.js';
 import type { ExecSpec, ProcessHandle } from '../executor/types.js';
+import { STDERR, STDOUT, type CaptureBackend } from '../capture/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
 import { bashOutputSchema } from './output-schemas.js';
@@ -281,6 +282,7 @@ export class BashTool {
       source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode, context), true),
       foreground: true,
     });
+    context.watchOutput?.(outputBytes(this.#deps.executor.capture, handle));
     const started = Date.now();
     const ended = await waitFor(handle, spec.timeoutMs, context.signal);
     if (ended === 'aborted') {
@@ -335,7 +337,9 @@ export class BashTool {
    * on but the session is at this limit, which a timed-out result then names. */
   async #deadline(spec: ExecSpec, context: CallContext, jobLimit?: number): Promise<ToolResult> {
     // A command that could not start at all rejects with SHELLRING_SPAWN_FAILED; the model reads its message.
-    const result = await this.#deps.executor.run({ ...spec, signal: context.signal });
+    const watch = context.watchOutput;
+    const onStart = watch && ((handle: ProcessHandle) => watch(outputBytes(this.#deps.executor.capture, handle)));
+    const result = await this.#deps.executor.run({ ...spec, signal: context.signal, onStart });
     if (result.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
     if (result.sandbox?.runnerFailed) {
       throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
@@ -362,6 +366,11 @@ function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean)
     ...(facts.sandbox ? { sandbox: facts.sandbox } : {}),
     ...(facts.leftover ? { leftover: facts.leftover } : {}),
   });
+}
+
+/** Bytes the command has written so far, stdout and stderr together (throws once its capture is freed). */
+function outputBytes(capture: CaptureBackend, handle: ProcessHandle): () => number {
+  return () => capture.info(handle.captureId, STDOUT).total + capture.info(handle.captureId, STDERR).total;
 }
 
 /** `waiting`: every process waits for input that can never come, so the timeout need not be waited out. */

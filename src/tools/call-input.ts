@@ -5,6 +5,8 @@ import { ShellringError } from '../errors.js';
 export interface CallOptions {
   signal?: AbortSignal;
   callId?: string;
+  /** Told once the call's command starts, with a reader of the bytes it has written so far (a face's progress). */
+  watchOutput?: (bytesSoFar: () => number) => void;
 }
 
 /** Omitted arguments are an empty object; anything else that is not a plain object is refused. */
@@ -40,6 +42,9 @@ export function checkCallId(callId: unknown): string | undefined {
 export function checkOptions(options: unknown): CallOptions {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.options(options));
-  const { signal, callId } = options as Record<string, unknown>;
-  return { signal: checkSignal(signal), callId: checkCallId(callId) };
+  const { signal, callId, watchOutput } = options as Record<string, unknown>;
+  if (watchOutput !== undefined && typeof watchOutput !== 'function') {
+    throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.watchOutput(watchOutput));
+  }
+  return { signal: checkSignal(signal), callId: checkCallId(callId), watchOutput: watchOutput as CallOptions['watchOutput'] };
 }

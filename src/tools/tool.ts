@@ -20,6 +20,8 @@ export interface CallContext {
   root?: PinnedRoot;
   signal?: AbortSignal;
   callId?: string;
+  /** Told once the command starts, with a reader of its bytes of output so far. */
+  watchOutput?: (bytesSoFar: () => number) => void;
   /** The session's own approval channel, when it has one (an MCP client that elicits, a console). */
   approve?: ApprovalHandler;
   /** The session's command policy layers (its host's rules, what a person allowed always). */

@@ -19,6 +19,8 @@ export interface AccessOptions {
   token: string;
   /** Origins allowed besides the server's own (a console served elsewhere), exact `scheme://host[:port]`. */
   allowedOrigins?: readonly string[];
+  /** More parameters of the 401 challenge for this request (its `resource_metadata`), with a leading comma. */
+  challengeParameters?: (req: IncomingMessage) => string;
 }
 
 export class Access {
@@ -26,12 +28,14 @@ export class Access {
   readonly #loopback: boolean;
   readonly #allowedHosts: Set<string>;
   readonly #allowedOrigins: Set<string>;
+  readonly #challengeParameters: AccessOptions['challengeParameters'];
 
   constructor(options: AccessOptions) {
     this.#token = options.token;
     this.#loopback = isLoopback(options.host);
     this.#allowedHosts = new Set([...LOOPBACK_NAMES, bracketed(options.host)]);
     this.#allowedOrigins = new Set(options.allowedOrigins ?? []);
+    this.#challengeParameters = options.challengeParameters;
   }
 
   /** Host and Origin: answers 403 and returns false when the request comes from where it must not. */
@@ -60,7 +64,7 @@ export class Access {
         : presented
           ? 'Unauthorized: invalid token'
           : 'Unauthorized: a bearer token is required (Authorization: Bearer <token>)';
-    const challenge = presented ? 'Bearer realm="shellring", error="invalid_token"' : 'Bearer realm="shellring"';
+    const challenge = (presented ? 'Bearer realm="shellring", error="invalid_token"' : 'Bearer realm="shellring"') + (this.#challengeParameters?.(req) ?? '');
     replyError(res, 401, RPC.unauthorized, message, { 'www-authenticate': challenge });
     return false;
   }

@@ -36,6 +36,8 @@ export interface SessionsOptions {
   gate: () => string | undefined;
   /** The idle clock, in milliseconds. Default Date.now. */
   clock?: () => number;
+  /** How often a call that carries a progress token is told about. */
+  progressIntervalMs?: number;
 }
 
 export class HttpSessions {
@@ -119,6 +121,7 @@ export class HttpSessions {
       runtime,
       session,
       routes,
+      progressIntervalMs: this.#options.progressIntervalMs,
       admit: (tool) => this.admit(id, tool),
       onClose: () => {
         offCalls();

@@ -16,8 +16,10 @@ import { replyError, replyText, RPC } from '../http/reply.js';
 import { HttpSessions } from '../http/sessions.js';
 import { closeIfBodyUnread } from '../http/unread-body.js';
 import { checkTokenValue, generateToken } from '../http/token.js';
+import { ResourceMetadata, type ResourceMetadataOptions } from '../http/resource-metadata.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
+import { checkProgressInterval } from './progress.js';
 import { ShellringError } from '../../errors.js';
 import { checkInstanceId, ModernEndpoint } from './modern/endpoint.js';
 
@@ -79,6 +81,13 @@ export interface HttpServeOptions extends CommandLimits {
   observers?: Observer[];
   /** Serve GET /metrics (Prometheus text, token required). Default true. */
   metrics?: boolean;
+  /** How often a call that carries a progress token is told about (1 to 20000 ms). Default 15000. */
+  progressIntervalMs?: number;
+  /**
+   * OAuth protected-resource metadata (RFC 9728), served without a token at /.well-known/oauth-protected-resource
+   * (and that path followed by the endpoint's); the bearer token above stays what this server checks.
+   */
+  oauth?: ResourceMetadataOptions;
   /**
    * This instance's name in 2026-07-28 session handles, task ids and approval states (letters, digits, `_`, `-`),
    * so a load balancer can route a request about them to this instance. Default: a random one.
@@ -126,9 +135,13 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   }
   const token = options.token === undefined ? generateToken() : checkTokenValue(options.token, 'the token option');
   checkInstanceId(options.instanceId);
-  const access = new Access({ host, token, allowedOrigins: options.allowedOrigins });
-  const consoleHandler = options.consoleHandler;
+  const progressIntervalMs = checkProgressInterval(options.progressIntervalMs);
   const endpoint = options.path ?? '/mcp';
+  // The port is known once listening; a request without a usable Host header is answered after that.
+  let port = 0;
+  const resourceMetadata = new ResourceMetadata(options.oauth, { endpoint, fallbackHost: () => `${bracketed(host)}:${port}` });
+  const access = new Access({ host, token, allowedOrigins: options.allowedOrigins, challengeParameters: (req) => resourceMetadata.challengeParameter(req) });
+  const consoleHandler = options.consoleHandler;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const routes = options.routes ?? new SessionRoutes();
@@ -170,6 +183,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     events: options.events,
     maxBodyBytes: options.maxBodyBytes,
     clock: options.clock,
+    progressIntervalMs,
     gate: () => {
       if (!draining) return undefined;
       observer.refused('draining');
@@ -184,6 +198,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     cwd: options.cwd ?? process.cwd(),
     instanceId: options.instanceId,
     maxBodyBytes: options.maxBodyBytes,
+    progressIntervalMs,
     sessions,
     clock: options.clock,
   });
@@ -202,6 +217,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       return replyText(res, 200, 'ready\n');
     }
     if (!access.checkSite(req, res)) return;
+    if (resourceMetadata.serves(url.pathname)) return resourceMetadata.reply(req, res);
     const metricsPath = metrics !== undefined && url.pathname === '/metrics';
     // A console that judges access itself (its sign-in form, then a cookie that is not the token) gets its requests
     // unchecked; the MCP endpoint and /metrics take the bearer token only.
@@ -286,7 +302,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       resolve();
     });
   });
-  const port = (http.address() as AddressInfo).port;
+  port = (http.address() as AddressInfo).port;
   const sweep =
     idleTimeoutMs > 0
       ? setInterval(() => {

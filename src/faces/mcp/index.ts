@@ -46,5 +46,7 @@ export { SessionRoutes } from './routes.js';
 export type { SessionEndpoint, SessionRoutesOptions } from './routes.js';
 export { elicitApproval } from './approval.js';
 export { TOOL_ANNOTATIONS } from './annotations.js';
+export { DEFAULT_PROGRESS_INTERVAL_MS, followProgress } from './progress.js';
+export type { CallProgress, CallProgressOptions, ProgressNotification } from './progress.js';
 export { faceRuntimeOptions } from '../runtime-options.js';
 export type { ApprovalHandler, ApprovalOutcome, ApprovalRequest, FaceRuntimeOptions } from '../runtime-options.js';

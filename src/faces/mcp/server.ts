@@ -17,6 +17,7 @@ import { sessionErrors } from '../../contract/index.js';
 import { packageVersion } from '../version.js';
 import { TOOL_ANNOTATIONS } from './annotations.js';
 import { elicitApproval } from './approval.js';
+import { checkProgressInterval, followProgress } from './progress.js';
 import type { SessionRoutes } from './routes.js';
 import { ShellringError } from '../../errors.js';
 
@@ -28,6 +29,8 @@ export interface McpServerOptions {
   onClose?: () => void;
   /** Judges a tool call before it runs: a returned message refuses it (the model reads `Error: <message>`). */
   admit?: (tool: string) => string | undefined;
+  /** How often a call that carries a progress token is told about (1 to 20000 ms). Default 15000. */
+  progressIntervalMs?: number;
 }
 
 /** The logger name on completion notices, so a client can tell them from other log lines. */
@@ -47,7 +50,8 @@ export function instructionsOf(runtime: Runtime, session?: Session): string {
     .join('\n\n');
 }
 
-export function createMcpServer({ runtime, session, routes, onClose, admit }: McpServerOptions): Server {
+export function createMcpServer({ runtime, session, routes, onClose, admit, progressIntervalMs }: McpServerOptions): Server {
+  const intervalMs = checkProgressInterval(progressIntervalMs);
   const server = new Server(
     { name: 'shellring', version: packageVersion() },
     { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime, session) },
@@ -73,12 +77,15 @@ export function createMcpServer({ runtime, session, routes, onClose, admit }: Mc
     if (refusal !== undefined) return { ...errorResult(new ShellringError('SHELLRING_REFUSED', refusal)) };
     const callId = randomUUID();
     calls.set(callId, extra.requestId);
+    const token = request.params._meta?.progressToken;
+    const progress = token === undefined ? undefined : followProgress({ token, intervalMs, send: (notice) => extra.sendNotification(notice) });
     try {
       // A client's notifications/cancelled aborts extra.signal, which kills the command.
-      return { ...(await session.callTool(name, request.params.arguments, { signal: extra.signal, callId })) };
+      return { ...(await session.callTool(name, request.params.arguments, { signal: extra.signal, callId, watchOutput: progress?.watch })) };
     } catch (error) {
       return { ...errorResult(error) };
     } finally {
+      progress?.stop();
       calls.delete(callId);
     }
   });

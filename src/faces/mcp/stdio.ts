@@ -9,6 +9,7 @@ import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { createMcpServer } from './server.js';
+import { checkProgressInterval } from './progress.js';
 import { ModernFace } from './modern/face.js';
 import { readOpening } from './modern/opening.js';
 import { StateCodec } from './modern/request-state.js';
@@ -23,6 +24,8 @@ export interface StdioServeOptions {
   runtimeOptions?: RuntimeOptions;
   stdin?: Readable;
   stdout?: Writable;
+  /** How often a call that carries a progress token is told about (1 to 20000 ms). Default 15000. */
+  progressIntervalMs?: number;
 }
 
 export interface StdioServer {
@@ -36,6 +39,8 @@ export interface StdioServer {
 export async function serveStdio(options: StdioServeOptions = {}): Promise<StdioServer> {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
+  // Judged before anything starts, so a bad value leaves nothing running.
+  const progressIntervalMs = checkProgressInterval(options.progressIntervalMs);
   const routes = new SessionRoutes();
   const runtime = await createRuntime(
     faceRuntimeOptions(options.runtimeOptions ?? {}, { sandboxMode: options.sandboxMode, approve: routes.approve, available: routes.available }),
@@ -73,12 +78,12 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<Stdio
   void readOpening(stdin).then(async ({ era, stream }) => {
     if (closing) return;
     if (era === 'modern') {
-      const face = new ModernFace({ runtime, states, codec: new StateCodec('stdio') });
+      const face = new ModernFace({ runtime, states, codec: new StateCodec('stdio'), progressIntervalMs });
       const handle = serveModernStdio(() => face.server(() => 'stdio'), { legacy: 'reject', transport: new ModernStdioTransport(stream, stdout) });
       closeServer = () => handle.close();
       return;
     }
-    const server = createMcpServer({ runtime, session, routes, onClose: onGone });
+    const server = createMcpServer({ runtime, session, routes, onClose: onGone, progressIntervalMs });
     closeServer = () => server.close();
     await server.connect(new StdioServerTransport(stream, stdout));
   });

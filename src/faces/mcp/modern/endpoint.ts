@@ -22,6 +22,8 @@ export interface ModernEndpointOptions {
   /** The 2025 sessions' bookkeeping, which counts 2026 calls too (caps, drain, metrics, observers). */
   sessions: HttpSessions;
   clock?: () => number;
+  /** How often a call that carries a progress token is told about. */
+  progressIntervalMs?: number;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -44,7 +46,7 @@ export class ModernEndpoint {
       onSession: (session) => sessions.track(session),
       clock: options.clock,
     });
-    this.#face = new ModernFace({ runtime: options.runtime, states, codec: new StateCodec(instanceId), admit: (id, tool) => sessions.admit(id, tool) });
+    this.#face = new ModernFace({ runtime: options.runtime, states, codec: new StateCodec(instanceId), admit: (id, tool) => sessions.admit(id, tool), progressIntervalMs: options.progressIntervalMs });
     this.#handler = createMcpHandler((ctx) => this.#face.server((request) => request.http?.authInfo?.clientId ?? ctx.authInfo?.clientId ?? 'anonymous'), {
       legacy: 'reject',
       maxRequestBodySize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -14,6 +14,7 @@ import { SESSION_OPEN, modernTools } from './listing.js';
 import type { StateCodec } from './request-state.js';
 import type { ModernState, ModernStates } from './states.js';
 import { TASKS_EXTENSION, TaskTable } from './tasks.js';
+import { followProgress, type ProgressToken } from '../progress.js';
 
 export interface ModernFaceOptions {
   runtime: Runtime;
@@ -21,6 +22,8 @@ export interface ModernFaceOptions {
   codec: StateCodec;
   /** Judges a tool call in a state before it runs (the HTTP face's drain gate and command caps). */
   admit?: (sessionId: string, tool: string) => string | undefined;
+  /** How often a call that carries a progress token is told about. Default 15000. */
+  progressIntervalMs?: number;
 }
 
 /** Who sent a request: the HTTP face passes the authenticated principal as authInfo.clientId; stdio has one client. */
@@ -108,7 +111,15 @@ export class ModernFace {
     if (refusal !== undefined) return errorResult(new ShellringError('SHELLRING_REFUSED', refusal));
     const bound = { principal, state: state.key, tool: params.name, args: argumentsDigest(args) };
     const round: ApprovalRound = { answers: this.#answers(ctx, bound) };
-    const result = await this.#run(state, params.name, args, round, ctx.mcpReq.signal);
+    const token = (params as { _meta?: { progressToken?: ProgressToken } })._meta?.progressToken;
+    const progress =
+      token === undefined ? undefined : followProgress({ token, intervalMs: this.#options.progressIntervalMs, send: (notice) => ctx.mcpReq.notify(notice) });
+    let result: ToolResult;
+    try {
+      result = await this.#run(state, params.name, args, round, ctx.mcpReq.signal, progress?.watch);
+    } finally {
+      progress?.stop();
+    }
     if (round.pending) return askResult(this.#options.codec, round as Required<ApprovalRound>, bound);
     return this.#maybeTask(state, result, capabilities);
   }
@@ -131,12 +142,19 @@ export class ModernFace {
     return answersOf(payload, ctx.mcpReq.inputResponses);
   }
 
-  async #run(state: ModernState, name: string, args: Record<string, unknown>, round: ApprovalRound, signal: AbortSignal): Promise<ToolResult> {
+  async #run(
+    state: ModernState,
+    name: string,
+    args: Record<string, unknown>,
+    round: ApprovalRound,
+    signal: AbortSignal,
+    watchOutput?: (bytesSoFar: () => number) => void,
+  ): Promise<ToolResult> {
     const callId = randomUUID();
     state.rounds.set(callId, round);
     state.inFlight += 1;
     try {
-      return await state.session.callTool(name, args, { signal, callId });
+      return await state.session.callTool(name, args, { signal, callId, watchOutput });
     } finally {
       state.rounds.delete(callId);
       state.inFlight -= 1;
