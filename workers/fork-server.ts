@@ -2,6 +2,7 @@
 // no command pays for a fork of this Node process or an exec of the runner.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,7 +39,11 @@ export class ForkServer {
   async launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
     const frame = encode(request);
     const [mine, theirs] = binding.socketpair(false);
+    let sent: number;
     try {
+      // The request waits in the socket before the runner exists, so the runner reads it as soon as it starts
+      // instead of waiting for this thread to set up its side of the socket.
+      sent = writeEarly(mine, frame);
       await this.#send([theirs, out, err]);
     } catch (error) {
       binding.closeFd(mine);
@@ -49,7 +54,7 @@ export class ForkServer {
     const socket = new Socket({ fd: mine, readable: true, writable: true });
     // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
     socket.on('error', () => {});
-    socket.write(frame);
+    if (sent < frame.length) socket.write(frame.subarray(sent));
     return socket;
   }
 
@@ -124,6 +129,17 @@ function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32LE(body.length);
   return Buffer.concat([length, body]);
+}
+
+/** Writes what the socket takes now (it is non-blocking): all of a usual request; a larger one's rest goes later,
+ * through the socket's own queue. Returns the bytes written. */
+function writeEarly(fd: number, frame: Buffer): number {
+  try {
+    return writeSync(fd, frame);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
+    throw error;
+  }
 }
 
 function errnoName(errno: number): string {

@@ -33,6 +33,9 @@ export class Supervised {
   #lifeline: Socket | undefined;
   #released = false;
   #server: ForkServer;
+  /** Settles once the capture is finished: at end-of-file of both pipes, or when the drain's deadline passed. */
+  #captured: Promise<void> = Promise.resolve();
+  #outputEnded = false;
 
   readonly #onWaiting: (finding: WaitingFinding | null) => void;
 
@@ -68,6 +71,10 @@ export class Supervised {
     const [errRead, errWrite] = binding.pipe();
     binding.attachReader(captureId, 0, outRead);
     binding.attachReader(captureId, 1, errRead);
+    // Asked now, with no deadline: the end-of-file of both pipes then comes as an event of its own, so a command
+    // whose output has ended by its exit is answered from the exit line, with no round trip to the reactor after it.
+    this.#captured = binding.drain(captureId, Infinity);
+    void this.#captured.then(() => (this.#outputEnded = true));
     let link: Socket;
     try {
       const bash = bashArguments(command, stdin);
@@ -220,7 +227,9 @@ export class Supervised {
    * the time runs out, the reactor still reads every byte the pipes hold before it finishes the capture.
    */
   #drain(): Promise<void> {
-    return binding.drain(this.#task.captureId, this.#task.drainMs);
+    // The deadline shortens the drain asked for at the start; both settle when the capture is finished.
+    if (!this.#outputEnded) void binding.drain(this.#task.captureId, this.#task.drainMs);
+    return this.#captured;
   }
 
   /** Ends the lifeline: the runner then kills every descendant left, and exits (woken first if stopped). Only our

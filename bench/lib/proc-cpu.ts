@@ -86,7 +86,13 @@ export class ChildCpuSampler {
     for (const { pid } of descendantsNamed(this.#name)) {
       if (!this.#seen.has(pid)) this.#seen.set(pid, [this.#started ? 0 : (readStat(pid)?.ownCpuMs ?? 0), 0]);
     }
-    for (const [pid, [first, last]] of this.#seen) this.#seen.set(pid, [first, readStat(pid)?.ownCpuMs ?? last]);
+    for (const [pid, [first, last]] of this.#seen) {
+      // A runner's child carries the runner's name until it execs the command (dd, say): from then on its time is
+      // the command's, not the runner's.
+      const stat = readStat(pid);
+      if (stat?.name === this.#name) this.#seen.set(pid, [first, stat.ownCpuMs]);
+      else this.#seen.set(pid, [first, last]);
+    }
   }
 
   /** Stops sampling; returns the CPU ms of every process seen, and how many there were. */

@@ -39,7 +39,7 @@ const DD_PINNED = 'dd | cat >/dev/null, taskset -c 0';
 const RUNTIME = 'bash tool, createRuntime() defaults (tail + spill file)';
 const RUNTIME_TAIL = 'bash tool, createRuntime() tail only (maxSpillBytes 0)';
 const TARGET_RATIO = 0.9;
-const TARGET_CPU = 0.2;
+const TARGET_CPU = 0.3;
 
 interface Run {
   wallMs: number;

@@ -99,12 +99,19 @@ export const envPolicySchema = z
 export type EnvPolicyInput = z.input<typeof envPolicySchema>;
 export type EnvPolicy = z.output<typeof envPolicySchema>;
 
+/** Judged pairs kept at most (a few thousand short strings). */
+const MAX_VERDICTS = 4096;
+
 /** A compiled policy: host variables in, the inherited subset out. */
 export class EnvFilter {
   readonly policy: EnvPolicy;
   readonly #exclude: RegExp[];
   readonly #includeOnly: RegExp[] | undefined;
   readonly #inheritAlso: RegExp[];
+  /** Whether a `name=value` pair passes the name and value filters. Judging a pair costs far more than a call may
+   * (the credential test tries every secret word and its shortened forms), and a host's environment seldom changes:
+   * each pair is judged once. */
+  readonly #verdicts = new Map<string, boolean>();
 
   constructor(policy: EnvPolicy) {
     this.policy = policy;
@@ -122,12 +129,24 @@ export class EnvFilter {
     for (const [name, value] of Object.entries(host)) {
       if (value === undefined) continue;
       if (inherit === 'core' && !CORE_VARIABLES.includes(name) && !this.#inheritAlso.some((re) => re.test(name))) continue;
-      if (!this.policy.ignoreDefaultExcludes && looksLikeCredential(name, value)) continue;
-      if (this.#exclude.some((re) => re.test(name))) continue;
-      if (this.#includeOnly && !this.#includeOnly.some((re) => re.test(name))) continue;
-      env[name] = value;
+      if (this.#passes(name, value)) env[name] = value;
     }
     return env;
+  }
+
+  #passes(name: string, value: string): boolean {
+    const key = `${name}=${value}`;
+    let passes = this.#verdicts.get(key);
+    if (passes === undefined) {
+      passes =
+        (this.policy.ignoreDefaultExcludes || !looksLikeCredential(name, value)) &&
+        !this.#exclude.some((re) => re.test(name)) &&
+        (!this.#includeOnly || this.#includeOnly.some((re) => re.test(name)));
+      // A host whose environment keeps changing (a value per request, say) must not grow this without bound.
+      if (this.#verdicts.size >= MAX_VERDICTS) this.#verdicts.clear();
+      this.#verdicts.set(key, passes);
+    }
+    return passes;
   }
 }
 

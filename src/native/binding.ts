@@ -116,7 +116,8 @@ export interface NativeBinding {
   attachReader(capture: number, stream: number, fd: number): void;
   /**
    * Ends the capture once every attached pipe reached end-of-file, or after `withinMs`, reading first every byte
-   * the pipes hold then; resolves (an event from the reactor, not a poll) once the capture is finished.
+   * the pipes hold then; resolves (an event from the reactor, not a poll) once the capture is finished. With
+   * `withinMs` Infinity there is no deadline: it resolves at end-of-file, or with a later drain that has one.
    */
   drain(capture: number, withinMs: number): Promise<void>;
   /** True once every attached pipe reached end-of-file. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { bash, text } from '../helpers/calls.js';
-import { looksLikeCredential } from '../../src/env/policy.js';
+import { EnvFilter, envPolicySchema, looksLikeCredential } from '../../src/env/policy.js';
 import { NON_INTERACTIVE } from '../../src/env/non-interactive.js';
 
 /** The adversarial run's credential-like variables, each a real-looking secret. */
@@ -104,6 +104,13 @@ describe('the default policy', () => {
     for (const name of ['PWD', 'OLDPWD', 'PATH', 'HOME', 'USER', 'SHELL', 'TERM']) {
       expect(looksLikeCredential(name, '/home/user'), name).toBe(false);
     }
+  });
+
+  it('judges a variable again when its value changes: a value that turns credential-like is dropped', () => {
+    const filter = new EnvFilter(envPolicySchema.parse({}));
+    expect(filter.inherit({ MY_SETTING: 'plain' }, false)).toEqual({ MY_SETTING: 'plain' });
+    expect(filter.inherit({ MY_SETTING: 'ghp_0123456789abcdefghijklmnopqrstuvwxyz' }, false)).toEqual({});
+    expect(filter.inherit({ MY_SETTING: 'plain' }, false)).toEqual({ MY_SETTING: 'plain' });
   });
 
   it('judges each name that once slipped through a credential, by name alone', () => {

@@ -65,6 +65,32 @@ describe('the native reactor', () => {
     binding.free(id);
   });
 
+  it('resolves a drain without a deadline at end-of-file, and one with a deadline asked later settles both', async () => {
+    const id = binding.create();
+    const [read, write] = binding.pipe();
+    binding.attachReader(id, 0, read);
+    let ended = false;
+    const eof = binding.drain(id, Infinity).then(() => (ended = true));
+    writeSync(write, 'before\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ended).toBe(false);
+    binding.closeFd(write);
+    await eof;
+    expect(binding.tail(id, 0).toString()).toBe('before\n');
+    binding.free(id);
+
+    // A writer that never closes: the later, bounded drain ends the capture, and the unbounded one with it.
+    const held = binding.create();
+    const [r, w] = binding.pipe();
+    binding.attachReader(held, 0, r);
+    const unbounded = binding.drain(held, Infinity);
+    writeSync(w, 'held\n');
+    await Promise.all([binding.drain(held, 100), unbounded]);
+    expect(binding.tail(held, 0).toString()).toBe('held\n');
+    binding.closeFd(w);
+    binding.free(held);
+  });
+
   it('rejects a drain of an unknown capture with a clear error', () => {
     expect(() => binding.drain(987654321, 10)).toThrow('unknown capture 987654321');
   });

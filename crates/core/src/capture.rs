@@ -77,6 +77,21 @@ impl Memory {
         }
     }
 
+    /// The most of a stream's newest bytes this memory can hold at once: its tail cap, or the ring's retention.
+    pub fn keeps(&self, stream: Stream) -> usize {
+        let ring = self.ring.as_ref().map_or(0, Ring::retention);
+        self.tails[stream as usize].cap().max(ring)
+    }
+
+    /// Writes the newest bytes of a chunk whose oldest `skipped` bytes were never read; `data` holds at least
+    /// [`Memory::keeps`] bytes, so the tail and the ring end as if the whole chunk had been written.
+    pub fn write_after_skip(&mut self, stream: Stream, skipped: u64, data: &[u8]) {
+        self.tails[stream as usize].write_after_skip(skipped, data);
+        if let Some(ring) = &mut self.ring {
+            ring.append_after_skip(stream.kind(), skipped, data);
+        }
+    }
+
     /// Marks the memory finished and settles the ring. Idempotent.
     pub fn finish(&mut self) {
         self.finished = true;

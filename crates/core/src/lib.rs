@@ -8,6 +8,8 @@ pub mod error;
 pub mod line_start;
 pub mod options;
 pub mod pipe;
+#[cfg(target_os = "linux")]
+pub mod pipe_moves;
 pub mod reactor;
 pub mod registry;
 pub mod ring;

@@ -104,7 +104,8 @@ pub fn attach(
 }
 
 /// Ends the capture once every pipe reached end-of-file, or after `within`, reading first every byte the
-/// pipes hold then; `done` runs on a reactor thread after the capture is finished.
+/// pipes hold then (a `within` past any representable instant: at end-of-file only); `done` runs on a reactor
+/// thread after the capture is finished.
 ///
 /// # Errors
 /// [`Error::Io`] when the reactor cannot start (`done` is dropped uncalled).
@@ -142,6 +143,8 @@ struct Pipe {
 struct Entry {
     capture: Arc<SharedCapture>,
     pipes: Vec<Token>,
+    /// A drain was asked for: the capture is finished when its last pipe closes.
+    draining: bool,
     deadline: Option<Instant>,
     done: Vec<Done>,
 }
@@ -153,6 +156,8 @@ struct Reactor {
     ready: VecDeque<Token>,
     next: usize,
     buf: Vec<u8>,
+    /// /dev/null, where bytes no memory or file keeps go without a copy; without it every byte is read.
+    null: Option<std::fs::File>,
 }
 
 fn run(n: usize, poll: Poll) {
@@ -163,6 +168,7 @@ fn run(n: usize, poll: Poll) {
         ready: VecDeque::new(),
         next: 0,
         buf: vec![0; READ_SIZE],
+        null: std::fs::OpenOptions::new().write(true).open("/dev/null").ok(),
     };
     let mut events = Events::with_capacity(1024);
     loop {
@@ -252,6 +258,7 @@ impl Reactor {
                 let entry = self.captures.entry(id).or_insert_with(|| Entry {
                     capture: capture.clone(),
                     pipes: Vec::new(),
+                    draining: false,
                     deadline: None,
                     done: Vec::new(),
                 });
@@ -276,8 +283,11 @@ impl Reactor {
                 done,
             } => match self.captures.get_mut(&id) {
                 Some(entry) => {
-                    let deadline = Instant::now() + within;
-                    entry.deadline = Some(entry.deadline.map_or(deadline, |d| d.min(deadline)));
+                    entry.draining = true;
+                    // A drain too long to have a deadline (`Duration::MAX`) waits for end-of-file alone.
+                    if let Some(deadline) = Instant::now().checked_add(within) {
+                        entry.deadline = Some(entry.deadline.map_or(deadline, |d| d.min(deadline)));
+                    }
                     entry.done.push(done);
                 }
                 None => {
@@ -304,7 +314,11 @@ impl Reactor {
             return Read::Empty;
         };
         for _ in 0..budget {
-            match read_once(pipe, &mut self.buf, READ_SIZE) {
+            let read = match take_newest(pipe, self.null.as_ref(), &mut self.buf) {
+                Some(taken) => taken,
+                None => read_once(pipe, &mut self.buf, READ_SIZE),
+            };
+            match read {
                 Read::More(_) => {}
                 other => return other,
             }
@@ -351,7 +365,7 @@ impl Reactor {
             return;
         }
         let entry = self.captures.remove(&id).expect("present");
-        if entry.deadline.is_some() {
+        if entry.draining {
             entry.capture.finish();
         }
         for done in entry.done {
@@ -394,6 +408,24 @@ fn read_once(pipe: &Pipe, buf: &mut [u8], max: usize) -> Read {
             _ => return Read::Ended,
         }
     }
+}
+
+/// When the pipe holds more than the capture keeps in memory, takes only the newest bytes into memory and moves
+/// the rest to the spill file or drops it (see `SharedCapture::take_newest`); `None` to read as usual.
+#[cfg(target_os = "linux")]
+fn take_newest(pipe: &Pipe, null: Option<&std::fs::File>, buf: &mut [u8]) -> Option<Read> {
+    use std::os::fd::AsFd;
+    let null = null?;
+    let waiting = crate::pipe_moves::waiting(pipe.fd.as_fd());
+    let taken = pipe
+        .capture
+        .take_newest(pipe.stream, pipe.fd.as_fd(), waiting, null.as_fd(), buf)?;
+    Some(if taken { Read::More(waiting) } else { Read::Ended })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn take_newest(_: &Pipe, _: Option<&std::fs::File>, _: &mut [u8]) -> Option<Read> {
+    None
 }
 
 /// Reads every byte the pipe holds right now (and no more: a live writer could otherwise keep this going).

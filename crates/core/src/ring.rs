@@ -82,6 +82,32 @@ impl Ring {
         }
     }
 
+    /// Bytes retained now (the live limit, or the settled one after the terminal read).
+    pub fn retention(&self) -> usize {
+        self.limit() as usize
+    }
+
+    /// Appends the newest bytes of a chunk whose oldest `skipped` bytes were never read, as if the whole chunk
+    /// had been appended: offsets count every byte, and eviction keeps only what `data` holds (at least the
+    /// retention, see `shared::SharedCapture::take_newest`). The held-back sequence of the kind is dropped with
+    /// the bytes that followed it, and so is a sequence cut at `data`'s start.
+    pub fn append_after_skip(&mut self, kind: ChunkKind, skipped: u64, data: &[u8]) {
+        if skipped == 0 || kind == ChunkKind::Log {
+            self.append(kind, data, false);
+            return;
+        }
+        let carry = std::mem::take(&mut self.carry[kind.index()]).len() as u64;
+        let cut = data
+            .iter()
+            .take(3)
+            .take_while(|&&b| utf8::is_continuation(b))
+            .count();
+        self.chunks.clear();
+        self.retained = 0;
+        self.total += carry + skipped + cut as u64;
+        self.append(kind, &data[cut..], false);
+    }
+
     fn limit(&self) -> u64 {
         (if self.terminal_read {
             self.options.settled_limit

@@ -1,7 +1,9 @@
 //! The lazy spill file of one stream: memory until the tail cap, then the whole stream on disk.
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
+#[cfg(target_os = "linux")]
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
@@ -113,6 +115,44 @@ impl Spill {
                 }
             }
             State::Complete { .. } | State::Unavailable => {}
+        }
+    }
+
+    /// Moves the oldest `len` bytes waiting in `pipe` into the file, which holds the `total` bytes before them,
+    /// without copying them through user space. `None`: nothing was moved (no file is being written, or the file
+    /// system refuses splice(2)): the caller reads the bytes instead. `Some(n)`: `n` bytes left the pipe, fewer
+    /// than `len` only when the file failed, which is then dropped as [`Spill::write`] drops it.
+    #[cfg(target_os = "linux")]
+    pub fn splice_in(&mut self, pipe: BorrowedFd<'_>, len: usize, total: u64) -> Option<usize> {
+        let State::Active { file, .. } = &self.state else {
+            return None;
+        };
+        if total + len as u64 > self.cap {
+            self.fail();
+            return Some(0);
+        }
+        let mut moved = 0;
+        while moved < len {
+            match crate::pipe_moves::splice(pipe, file.as_fd(), len - moved) {
+                Ok(n) if n > 0 => moved += n,
+                Err(e) if moved == 0 && e.raw_os_error() == Some(libc::EINVAL) => return None,
+                // End-of-file cannot come while the pipe holds the bytes; a write error (ENOSPC, EIO) can.
+                _ => {
+                    self.fail();
+                    break;
+                }
+            }
+        }
+        Some(moved)
+    }
+
+    /// Cuts the file back to its first `len` bytes (bytes moved into it that no result will count).
+    pub fn truncate_to(&mut self, len: u64) {
+        let State::Active { file, .. } = &mut self.state else {
+            return;
+        };
+        if file.set_len(len).is_err() || file.seek(SeekFrom::Start(len)).is_err() {
+            self.fail();
         }
     }
 

@@ -82,6 +82,18 @@ impl Tail {
         self.head = (self.head + rest.len()) % cap;
     }
 
+    /// Writes the newest bytes of a chunk whose oldest `skipped` bytes were never read (see
+    /// `shared::SharedCapture::take_newest`): the same window as writing the whole chunk, when `data` holds at
+    /// least `cap` bytes; with fewer, the window is `data` alone, never older bytes across the hole.
+    pub fn write_after_skip(&mut self, skipped: u64, data: &[u8]) {
+        if skipped > 0 {
+            self.buf.clear();
+            self.head = 0;
+        }
+        self.total += skipped;
+        self.write(data);
+    }
+
     /// The retained bytes in stream order, before the start skip, as at most two slices.
     fn raw_slices(&self) -> (&[u8], &[u8]) {
         if self.buf.len() < self.cap || self.head == 0 {
@@ -220,6 +232,20 @@ impl ObservedView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_after_skipped_bytes_keeps_the_window_of_the_whole_chunk() {
+        let mut whole = Tail::new(4);
+        whole.write(b"ab");
+        whole.write(b"0123456789");
+        let mut skipping = Tail::new(4);
+        skipping.write(b"ab");
+        skipping.write_after_skip(4, b"456789");
+        assert_eq!((skipping.total(), skipping.window()), (whole.total(), whole.window()));
+        // Fewer new bytes than the cap: the window holds them alone, never bytes from before the hole.
+        skipping.write_after_skip(10, b"xy");
+        assert_eq!((skipping.total(), skipping.window()), (24, b"xy".to_vec()));
+    }
 
     #[test]
     fn keeps_everything_below_the_cap() {

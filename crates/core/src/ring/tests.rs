@@ -418,3 +418,19 @@ fn a_fitting_read_refuses_a_buffer_too_small_without_calling_the_caller() {
     assert_eq!(taken, Ok(Ok(4)));
     assert_eq!(r.state().consumer, 4);
 }
+
+#[test]
+fn an_append_after_skipped_bytes_reads_as_the_whole_chunk_would() {
+    // "é" is C3 A9: the whole chunk's eviction cuts it, and so does the skip.
+    let chunk = [b"ab".as_slice(), "é".as_bytes(), b"0123"].concat();
+    let mut whole = ring(5, 5);
+    whole.append(Stdout, &[b'x', 0xC3], false);
+    whole.append(Stdout, &[&[0xA9][..], &chunk].concat(), false);
+    let mut skipping = ring(5, 5);
+    skipping.append(Stdout, &[b'x', 0xC3], false);
+    // Of the chunk (A9 + chunk, 9 bytes), the first 3 were never read.
+    skipping.append_after_skip(Stdout, 3, &chunk[2..]);
+    assert_eq!(skipping.state(), whole.state());
+    assert_eq!(skipping.observe(0, 100), whole.observe(0, 100));
+    assert_eq!(bytes(&skipping.observe(0, 100)), b"0123");
+}
