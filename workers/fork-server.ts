@@ -113,7 +113,7 @@ export class ForkServer {
 }
 
 /** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields, stdin last. */
-function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
+export function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
   const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
   const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
   if (fields.some((field) => field.includes('\0'))) throw new Error('spawn: an argument contains a NUL byte');

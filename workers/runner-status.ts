@@ -57,7 +57,7 @@ export class RunnerStatus {
   }
 }
 
-function parse(line: string): RunnerEvent {
+export function parse(line: string): RunnerEvent {
   const space = line.indexOf(' ');
   const word = space < 0 ? line : line.slice(0, space);
   const rest = space < 0 ? '' : line.slice(space + 1);

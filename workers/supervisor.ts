@@ -239,7 +239,7 @@ function signalGroup(pgid: number, name: NodeJS.Signals): void {
 
 
 /** chdir(2)'s errno worded as Node words a failed chdir: `ENOENT: no such file or directory, chdir '<dir>'`. */
-function chdirFailure(errno: number, dir: string): string {
+export function chdirFailure(errno: number, dir: string): string {
   const [name, message] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'cannot enter the directory'];
   return `${name}: ${message}, chdir '${dir}'`;
 }

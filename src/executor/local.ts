@@ -10,6 +10,7 @@ import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
 import { SupervisorHosts } from './hosts.js';
+import type { CommandHosts } from './launch.js';
 import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
@@ -25,7 +26,7 @@ const RUNNER_EXIT_MS = 500;
 export class LocalExecutor {
   readonly config: ExecutorConfig;
   readonly spills: SpillDirs;
-  readonly #hosts: SupervisorHosts;
+  readonly #hosts: CommandHosts;
   /** Where every command's output goes; the job registry and the tools read it from here. */
   readonly capture: CaptureBackend = nativeBackend;
   /** The shellring-runner executable every command starts through. */
@@ -46,7 +47,8 @@ export class LocalExecutor {
     this.output.spilledBytes += spilled;
   };
 
-  constructor(input: ExecutorConfigInput = {}) {
+  /** `hosts`: what supervises the commands, when not this process's worker threads (the SSH executor's hosts). */
+  constructor(input: ExecutorConfigInput = {}, hosts?: (config: ExecutorConfig) => CommandHosts) {
     this.config = parseExecutorConfig(input);
     // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
     loadBinding();
@@ -54,7 +56,7 @@ export class LocalExecutor {
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
     this.cgroups = new SessionCgroups(this.config.limits);
-    this.#hosts = new SupervisorHosts(supervisorPath(), this.config.threads);
+    this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
   }
 
   /** Applies defaults and caps; throws a clear error on a bad request. */
@@ -243,6 +245,7 @@ export class LocalExecutor {
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
       runnerArgs: [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)],
+      sessionId: spec.sessionId,
     });
     const key = spec.sessionId ?? '';
     const session = this.#bySession.get(key) ?? new Set<Launch>();

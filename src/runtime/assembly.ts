@@ -7,6 +7,7 @@ import { resolveDshHome } from '../env/dsh-home.js';
 import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
 import type { ExecutorConfigInput } from '../executor/config.js';
 import { LocalExecutor } from '../executor/local.js';
+import { RemoteExecutor } from '../executor/remote/executor.js';
 import { loadBinding, packageRoot } from '../native/loader.js';
 import type { JobRegistryOptions } from '../jobs/options.js';
 import { JobRegistry } from '../jobs/registry.js';
@@ -32,7 +33,7 @@ export const PROMPT_SECTIONS = {
  */
 export function assembleExecutor(config: ExecutorConfigInput = {}): LocalExecutor {
   loadBinding().setNonDumpable();
-  return new LocalExecutor(config);
+  return config.kind === 'ssh' ? new RemoteExecutor(config) : new LocalExecutor(config);
 }
 
 /** The DSH_* registry; a blank `dshHome` counts as none (then $DSH_HOME, else ~/.dsh). */
