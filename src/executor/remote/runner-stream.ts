@@ -142,12 +142,12 @@ export class RunnerStream {
     if (!command) return;
     if (kind === FRAME.stdout || kind === FRAME.stderr) return this.#feed(command.pipes[kind === FRAME.stdout ? 0 : 1], payload);
     if (kind === FRAME.status) return this.#status(id, command, payload.toString('utf8'));
-    if (kind === FRAME.outputOver) return void this.#settle(command, Number(payload.toString('latin1')) || 0);
+    if (kind === FRAME.outputOver) return void this.#settle(id, command, Number(payload.toString('latin1')) || 0);
     if (kind === FRAME.gone) {
       this.#commands.delete(id);
       command.clearTimers();
       // Gone without a settled result: the runner ended before its output did (it cannot happen on a sound stream).
-      if (!command.settled) void this.#settle(command, 0).then(() => command.listener.gone());
+      if (!command.settled) void this.#settle(id, command, 0).then(() => command.listener.gone());
       else command.listener.gone();
     }
   }
@@ -188,7 +188,7 @@ export class RunnerStream {
   }
 
   /** The output is over: the pipes end, the capture drains them and finishes, and the result goes out once. */
-  async #settle(command: RemoteCommand, leftover: number): Promise<void> {
+  async #settle(id: number, command: RemoteCommand, leftover: number): Promise<void> {
     if (command.settled) return;
     command.settled = true;
     command.clearTimers();
@@ -199,7 +199,9 @@ export class RunnerStream {
     for (const pipe of command.pipes) pipe.end();
     await binding.drain(captureId, drainMs + 1000);
     binding.finish(captureId);
-    command.listener.result(this.#result(command, failure, leftover));
+    // A killed command leaves nothing behind: what escaped its group (setsid, a double fork) ends with its runner.
+    if (command.cause && command.ended) this.#send(FRAME.release, id);
+    command.listener.result(this.#result(command, failure, command.cause ? 0 : leftover));
   }
 
   #result(command: RemoteCommand, failure: { error: string; runnerFailed: boolean } | undefined, leftover: number): SupervisorResult {
@@ -222,6 +224,6 @@ export class RunnerStream {
     command.cause = undefined;
     this.#commands.delete(id);
     command.listener.spawned(null);
-    void this.#settle(command, 0).then(() => command.listener.gone());
+    void this.#settle(id, command, 0).then(() => command.listener.gone());
   }
 }

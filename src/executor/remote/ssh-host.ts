@@ -20,7 +20,7 @@ export class SshConnection {
   readonly host: SshHost;
   readonly label: string;
   readonly #controlPath: string;
-  #master: { child: ChildProcess; ready: Promise<void> } | undefined;
+  #master: Master | undefined;
   #closed = false;
   /** Sessions placed here, for placement. */
   sessions = 0;
@@ -65,7 +65,7 @@ export class SshConnection {
 
   /** The master ssh process while it runs (tests cut the connection by killing it). */
   get masterPid(): number | undefined {
-    return this.#master?.child.pid;
+    return this.#master?.child?.pid;
   }
 
   /** A new `--stdio` channel over the master (made first if there is none). Rejects with the host's line. */
@@ -86,44 +86,60 @@ export class SshConnection {
     this.#closed = true;
     const master = this.#master;
     this.#master = undefined;
-    if (!master) return;
-    if (master.child.exitCode === null && master.child.signalCode === null) {
-      const exited = new Promise((resolve) => master.child.once('close', resolve));
-      master.child.kill('SIGTERM');
+    await master?.ready.catch(() => undefined);
+    const child = master?.child;
+    if (child && running(child)) {
+      const exited = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
       await exited;
     }
   }
 
-  async #connect(): Promise<void> {
-    if (this.#closed) throw new Error(remoteErrors.unreachable(this.label, 'the executor is closed'));
+  #connect(): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error(remoteErrors.unreachable(this.label, 'the executor is closed')));
     const current = this.#master;
-    if (current && current.child.exitCode === null && current.child.signalCode === null) return current.ready;
+    // One master at a time: sessions whose first calls come together share the attempt.
+    if (current && !current.failed && (current.child === undefined || running(current.child))) return current.ready;
+    const master: Master = { child: undefined, failed: false, ready: Promise.resolve() };
+    master.ready = this.#startMaster(master);
+    master.ready.catch(() => (master.failed = true));
+    this.#master = master;
+    return master.ready;
+  }
+
+  async #startMaster(master: Master): Promise<void> {
     // A master that died left its socket behind: it would pass for the new one's before that is ready.
     await rm(this.#controlPath, { force: true });
     const child = spawn('ssh', [...this.options(), '-o', 'ControlMaster=yes', '-o', 'ControlPersist=no', '-N', '-T', this.host.host], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: sshEnv(),
     });
+    master.child = child;
     child.on('error', () => {});
+    child.unref();
     const stderr = lastLine(child);
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const ready = (async () => {
-      const deadline = Date.now() + CONNECT_MS;
-      for (;;) {
-        // The control socket appears once the master has authenticated the host and itself.
-        if (await access(this.#controlPath).then(() => true, () => false)) return;
-        const done = await Promise.race([exited.then(() => true), sleep(10).then(() => false)]);
-        if (done || Date.now() > deadline) {
-          if (!done) child.kill('SIGKILL');
-          throw new Error(remoteErrors.unreachable(this.label, stderr() ?? 'ssh exited'));
-        }
+    const deadline = Date.now() + CONNECT_MS;
+    for (;;) {
+      // The control socket appears once the master has authenticated the host and itself.
+      if (await access(this.#controlPath).then(() => true, () => false)) return;
+      const done = await Promise.race([exited.then(() => true), sleep(10).then(() => false)]);
+      if (done || Date.now() > deadline) {
+        if (!done) child.kill('SIGKILL');
+        throw new Error(remoteErrors.unreachable(this.label, stderr() ?? 'ssh exited'));
       }
-    })();
-    ready.catch(() => {});
-    this.#master = { child, ready };
-    child.unref();
-    return ready;
+    }
   }
+}
+
+interface Master {
+  child: ChildProcess | undefined;
+  failed: boolean;
+  ready: Promise<void>;
+}
+
+function running(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
 }
 
 /** ssh's own environment: enough to run, and nothing that would reach an agent or an askpass program. */
