@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Runtime } from '../../../src/index.js';
 import { runtimes } from '../../helpers/runtimes.js';
 import { background, settledJob, text } from '../../helpers/calls.js';
-import { startSshd, type Sshd } from '../../helpers/sshd.js';
+import { startSshd, type Sshd } from '../../../bench/lib/sshd.js';
 import { CONTRACT_CASES } from './contract-cases.js';
 
 const open = runtimes();

@@ -14,7 +14,7 @@ import type { RemoteExecutor } from '../../../src/executor/remote/executor.js';
 import { hostLabel } from '../../../src/executor/remote/config.js';
 import { runtimes } from '../../helpers/runtimes.js';
 import { background, text, until } from '../../helpers/calls.js';
-import { startSshd, sshdSessionPids, type Sshd } from '../../helpers/sshd.js';
+import { startSshd, sshdSessionPids, type Sshd } from '../../../bench/lib/sshd.js';
 
 const open = runtimes();
 let first: Sshd;

@@ -1,4 +1,4 @@
-// A real OpenSSH server for tests: sshd on a loopback port with its own host key, configuration and authorized
+// A real OpenSSH server for the tests and the ssh benchmark: sshd on a loopback port with its own host key, configuration and authorized
 // key, running as the test's user (root here), and the client files the SSH executor needs to reach it.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
