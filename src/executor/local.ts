@@ -65,7 +65,7 @@ export class LocalExecutor {
     if (typeof request?.command !== 'string' || !request.command.trim()) {
       throw invalid(executorErrors.command);
     }
-    // A command over the one-argument limit reaches bash on its stdin (see workers/long-command.ts): not when the
+    // A command over the one-argument limit reaches bash on its stdin (see runner-request.ts): not when the
     // caller's own stdin takes that place.
     if (request.stdin !== undefined) {
       const bytes = Buffer.byteLength(request.command, 'utf8');
