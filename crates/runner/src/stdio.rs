@@ -26,8 +26,8 @@ use crate::{proc_tree, request, signals};
 
 /// Bytes one command may have queued for stdout before its pipes stop being read.
 const QUEUE_LIMIT: usize = 256 << 10;
-/// One read from a command's pipe.
-const CHUNK: usize = 64 << 10;
+/// One read from a command's pipe, and the pipes' capacity: fewer, larger frames for a command that prints a lot.
+const CHUNK: usize = 256 << 10;
 /// After the stream closed, how long runners get to end their trees before the server ends what is left itself.
 const CLOSE_BOUND: Duration = Duration::from_secs(5);
 
@@ -262,9 +262,11 @@ impl Mux {
                 &format!("error spawn: {}", made.err().map(|e| e.to_string()).unwrap_or_default()),
             );
         };
-        // The command's ends block as any pipe would; only ours are non-blocking.
+        // The command's ends block as any pipe would; only ours are non-blocking. A larger pipe (where the limit
+        // allows) lets one read take a whole chunk.
         for end in [&out_write, &err_write] {
             let _ = fcntl(end, FcntlArg::F_SETFL(OFlag::empty()));
+            let _ = fcntl(end, FcntlArg::F_SETPIPE_SZ(CHUNK as i32));
         }
         // SAFETY: this process is single-threaded, so the child may allocate and take locks freely.
         match unsafe { fork() } {
