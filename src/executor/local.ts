@@ -15,7 +15,8 @@ import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
-import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
+import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SandboxHost, SpillRead } from './types.js';
+import { readSpillFile } from './read-spill.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
@@ -23,7 +24,7 @@ import { ShellringError } from '../errors.js';
 /** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
 const RUNNER_EXIT_MS = 500;
 
-export class LocalExecutor {
+export class LocalExecutor implements Executor {
   readonly config: ExecutorConfig;
   readonly spills: SpillDirs;
   readonly #hosts: CommandHosts;
@@ -31,6 +32,8 @@ export class LocalExecutor {
   readonly capture: CaptureBackend = nativeBackend;
   /** The shellring-runner executable every command starts through. */
   readonly runnerPath: string;
+  /** The runner and spill places, for a sandbox confining this executor's commands. */
+  readonly sandboxHost: SandboxHost | undefined;
   readonly #env: EnvFilter;
   /** Per-session limits: cgroups where this host offers them, else a per-command process rlimit. */
   readonly cgroups: SessionCgroups;
@@ -41,10 +44,10 @@ export class LocalExecutor {
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Output of released commands, for metrics: every byte written, and the bytes that went to spill files. */
-  readonly output = { capturedBytes: 0, spilledBytes: 0 };
+  readonly #output = { capturedBytes: 0, spilledBytes: 0 };
   readonly #count = (captured: number, spilled: number) => {
-    this.output.capturedBytes += captured;
-    this.output.spilledBytes += spilled;
+    this.#output.capturedBytes += captured;
+    this.#output.spilledBytes += spilled;
   };
 
   /** `hosts`: what supervises the commands, when not this process's worker threads (the SSH executor's hosts). */
@@ -57,6 +60,12 @@ export class LocalExecutor {
     this.#env = new EnvFilter(this.config.env);
     this.cgroups = new SessionCgroups(this.config.limits);
     this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
+    const { spills } = this;
+    this.sandboxHost = { runnerPath: this.runnerPath, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
+  }
+
+  get cwd(): string | undefined {
+    return this.config.cwd;
   }
 
   /** Applies defaults and caps; throws a clear error on a bad request. */
@@ -187,9 +196,13 @@ export class LocalExecutor {
     return this.#closing;
   }
 
-  /** The supervisor workers' share of time busy since start (0..1), for metrics. */
-  get poolUtilization(): number {
-    return this.#hosts.utilization;
+  /** Output totals of released commands, and the supervisor workers' share of time busy since start (0..1). */
+  stats(): ExecutorStats {
+    return { ...this.#output, poolUtilization: this.#hosts.utilization };
+  }
+
+  readSpill(path: string): Promise<SpillRead> {
+    return readSpillFile(this.spills.root, path);
   }
 
   /** The worker threads, for tests that must crash one. */

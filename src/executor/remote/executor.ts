@@ -6,6 +6,8 @@ import { RemoteHosts } from './remote-hosts.js';
 
 export class RemoteExecutor extends LocalExecutor {
   readonly remote: RemoteHosts;
+  /** Commands run on another host: no sandbox of this one can confine them. */
+  override readonly sandboxHost: undefined = undefined;
 
   constructor(input: ExecutorConfigInput) {
     let remote!: RemoteHosts;

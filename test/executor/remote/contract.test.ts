@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Runtime } from '../../../src/index.js';
+import type { LocalExecutor, Runtime } from '../../../src/index.js';
 import { runtimes } from '../../helpers/runtimes.js';
 import { background, settledJob, text } from '../../helpers/calls.js';
 import { startSshd, type Sshd } from '../../../bench/lib/sshd.js';
@@ -33,7 +33,7 @@ afterAll(async () => {
  * across every runtime of the process), each spill file it names followed by the hash of its bytes. */
 function shown(runtime: Runtime, value: string): string {
   const spills = [...value.matchAll(/full output: (\S+?)\]/g)].map(([, path]) => createHash('sha256').update(readFileSync(path!)).digest('hex'));
-  const named = value.split(runtime.executor.spills.root).join('<spill root>').replace(/capture-\d+/g, 'capture-N').replace(/job bash-\d+/g, 'job bash-N');
+  const named = value.split((runtime.executor as LocalExecutor).spills.root).join('<spill root>').replace(/capture-\d+/g, 'capture-N').replace(/job bash-\d+/g, 'job bash-N');
   return [named, ...spills].join('\n');
 }
 
