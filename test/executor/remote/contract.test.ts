@@ -44,6 +44,8 @@ async function call(runtime: Runtime, session: string, args: Record<string, unkn
 
 describe('the SSH executor against the local one', () => {
   it.each(CONTRACT_CASES.map((c, i) => [c.name, c, i] as const))('%s: byte-identical', async (_name, c, i) => {
+    // The session is placed and its channel open first: a deadline then counts the command's time alone, as locally.
+    await Promise.all([call(local, `case-${i}`, { command: 'true' }), call(remote, `case-${i}`, { command: 'true' })]);
     const [mine, theirs] = await Promise.all([call(local, `case-${i}`, c.args), call(remote, `case-${i}`, c.args)]);
     expect(theirs).toBe(mine);
     // The case must say something: an empty text on both sides would prove nothing.
