@@ -34,18 +34,25 @@ export function encodeFrame(kind: number, id: number, payload: Buffer = Buffer.a
 export class FrameReader {
   #pending: Buffer[] = [];
   #length = 0;
+  /** Bytes the front frame needs in all (4 until its length is known): chunks are joined only once it is whole. */
+  #need = 4;
 
   /** Every whole frame the bytes so far complete; throws on a corrupt length. */
   push(chunk: Buffer): Frame[] {
     this.#pending.push(chunk);
     this.#length += chunk.length;
+    if (this.#length < this.#need) return [];
     const frames: Frame[] = [];
     let buffer = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending, this.#length);
     let at = 0;
+    this.#need = 4;
     while (buffer.length - at >= 4) {
       const length = buffer.readUInt32LE(at);
       if (length < 5 || length > MAX_FRAME) throw new Error(`a frame of ${length} bytes`);
-      if (buffer.length - at - 4 < length) break;
+      if (buffer.length - at - 4 < length) {
+        this.#need = 4 + length;
+        break;
+      }
       // Payloads are views into the chunk (a stream never reuses a chunk it emitted): no copy on the output path.
       frames.push({ kind: buffer[at + 4]!, id: buffer.readUInt32LE(at + 5), payload: buffer.subarray(at + HEADER, at + 4 + length) });
       at += 4 + length;
