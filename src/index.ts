@@ -8,7 +8,7 @@ export type { SessionOptions, CallOptions, CallEvent } from './runtime/session.j
 export type { JobsView } from './runtime/jobs-view.js';
 export type { JobInfo, JobEvent, JobState } from './jobs/types.js';
 export { LocalExecutor } from './executor/local.js';
-export type { ExecRequest, ExecSpec, RunResult, StreamResult, ProcessHandle, ProcessOutcome } from './executor/types.js';
+export type { ExecRequest, ExecSpec, Executor, ExecutorStats, RunResult, SandboxHost, SpillPlace, SpillRead, StreamResult, ProcessHandle, ProcessOutcome } from './executor/types.js';
 export type { ExecutorConfigInput as ExecutorConfig } from './executor/config.js';
 export { EnvRegistry } from './env/registry.js';
 export { SANDBOX_MODES } from './sandbox/modes.js';

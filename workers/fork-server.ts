@@ -8,20 +8,13 @@ import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadBinding } from '../src/native/loader.js';
 import { signal } from '../src/executor/sweep.js';
+import { encode, type RunnerRequest } from '../src/executor/runner-request.js';
 
 const binding = loadBinding();
 /** How long a full request queue may last (the server stopped or wedged) before the server is replaced. */
 const STUCK_SERVER_MS = 2000;
 /** Bytes of a runner's command line shown in ps (the kernel shows at most a page). */
 const TITLE_ROOM = 4000;
-
-/** What one command asks its runner: sent on the status socket right after its descriptors. */
-export interface RunnerRequest {
-  cwd: string;
-  args: string[];
-  env: Record<string, string>;
-  stdin?: string;
-}
 
 export class ForkServer {
   readonly #runnerPath: string;
@@ -115,20 +108,6 @@ export class ForkServer {
     binding.closeFd(server.socket);
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
   }
-}
-
-/** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields, stdin last. */
-function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
-  const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-  const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
-  if (fields.some((field) => field.includes('\0'))) throw new Error('spawn: an argument contains a NUL byte');
-  const body = Buffer.concat([
-    Buffer.from(fields.map((field) => `${field}\0`).join('')),
-    stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)]),
-  ]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(body.length);
-  return Buffer.concat([length, body]);
 }
 
 /** Writes what the socket takes now (it is non-blocking): all of a usual request; a larger one's rest goes later,

@@ -1,17 +1,8 @@
 // Parses a runner's out-of-band status lines from its status socket into events, one at a time.
-import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
+import { parse, type RunnerEvent } from '../src/executor/runner-request.js';
 
-export type RunnerEvent =
-  /** The fork server's child says its pid before anything else. */
-  | { type: 'runner'; pid: number }
-  | { type: 'started'; pid: number; enforcement: string }
-  | { type: 'exit'; code: number }
-  | { type: 'signal'; signal: string }
-  | { type: 'error'; message: string }
-  /** The working directory could not be entered: errno of chdir(2). */
-  | { type: 'workdir'; errno: number }
-  | { type: 'eof' };
+export type { RunnerEvent };
 
 export class RunnerStatus {
   #buffer = '';
@@ -55,27 +46,4 @@ export class RunnerStatus {
     if (waiting) waiting(event);
     else this.#events.push(event);
   }
-}
-
-function parse(line: string): RunnerEvent {
-  const space = line.indexOf(' ');
-  const word = space < 0 ? line : line.slice(0, space);
-  const rest = space < 0 ? '' : line.slice(space + 1);
-  if (word === 'started') {
-    const [pid, enforcement = 'none'] = rest.split(' ');
-    return { type: 'started', pid: Number(pid), enforcement };
-  }
-  if (word === 'workdir') return { type: 'workdir', errno: Number(rest) };
-  if (word === 'runner') return { type: 'runner', pid: Number(rest) };
-  if (word === 'exit') return { type: 'exit', code: Number(rest) };
-  if (word === 'signal') return { type: 'signal', signal: signalName(Number(rest)) };
-  return { type: 'error', message: rest || line };
-}
-
-const SIGNALS: Record<number, string> = Object.fromEntries(
-  Object.entries(constants.signals).map(([name, number]) => [number, name]),
-);
-
-function signalName(number: number): string {
-  return SIGNALS[number] ?? `SIG${number}`;
 }

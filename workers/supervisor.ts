@@ -1,12 +1,11 @@
 // The supervision of one command through a runner its worker's fork server forked (a worker host runs many at
 // once); output goes straight into native captures.
 import type { Socket } from 'node:net';
-import { getSystemErrorMap } from 'node:util';
 import { loadBinding } from '../src/native/loader.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
-import { bashArguments } from './long-command.js';
+import { bashArguments, chdirFailure } from '../src/executor/runner-request.js';
 import { countDescendants, descendants, signal, sweep } from '../src/executor/sweep.js';
 import { findWaiting, type WaitingFinding } from '../src/executor/waiting.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
@@ -244,11 +243,4 @@ export class Supervised {
 
 function signalGroup(pgid: number, name: NodeJS.Signals): void {
   signal(-pgid, name);
-}
-
-
-/** chdir(2)'s errno worded as Node words a failed chdir: `ENOENT: no such file or directory, chdir '<dir>'`. */
-function chdirFailure(errno: number, dir: string): string {
-  const [name, message] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'cannot enter the directory'];
-  return `${name}: ${message}, chdir '${dir}'`;
 }

@@ -13,6 +13,8 @@ export function usageError(message: string, cause?: unknown): ShellringError {
 export interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;
+  /** May be given more than once: the values are kept in order, joined by NUL (no argument can hold one). */
+  multiple?: boolean;
 }
 
 export interface Parsed {
@@ -50,8 +52,9 @@ export function parseCommand(
     if (token.value === undefined || token.value === '' || (!token.inlineValue && token.value.startsWith('-'))) {
       throw usageError(`option '${token.rawName}' needs a value`);
     }
-    if (values[token.name] !== undefined) throw usageError(`option '${token.rawName}' was given twice`);
-    values[token.name] = token.value;
+    const earlier = values[token.name];
+    if (earlier !== undefined && !spec.multiple) throw usageError(`option '${token.rawName}' was given twice`);
+    values[token.name] = earlier === undefined ? token.value : `${earlier}\0${token.value}`;
   }
   return { values, positionals: rest };
 }

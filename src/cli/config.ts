@@ -10,6 +10,7 @@ import { sandboxConfigSchema } from '../sandbox/config.js';
 import { choiceOption, integerOption, usageError, type OptionSpec } from './args.js';
 import { loadPolicy } from '../policy/load.js';
 import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
+import { sshHosts } from './ssh-hosts.js';
 
 const MAX_MS = 2_147_483_647;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -30,6 +31,7 @@ export const RUNTIME_FLAGS: Record<string, OptionSpec> = {
   'env-exclude': { type: 'string' },
   'env-include-only': { type: 'string' },
   policy: { type: 'string' },
+  'ssh-host': { type: 'string', multiple: true },
 };
 
 /** The `serve` section of a config file: what the serve flags set, by the same names in camelCase. */
@@ -84,6 +86,7 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
   if (typeof values['env-exclude'] === 'string') env.exclude = list(values['env-exclude']);
   if (typeof values['env-include-only'] === 'string') env.includeOnly = list(values['env-include-only']);
   if (Object.keys(env).length > 0) executor.env = env;
+  if (typeof values['ssh-host'] === 'string') Object.assign(executor, sshHosts(values['ssh-host'].split('\0')));
   if (Object.keys(executor).length > 0) runtime.executor = executor;
   const maxJobs = integerOption('--max-jobs', values['max-jobs'], { min: 1, max: 100_000, unit: 'a whole number' });
   if (maxJobs !== undefined) {

@@ -20,6 +20,9 @@ const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
   --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
   --policy <file>                  JSON: a command policy ({"default": ..., "rules": [...]}; README, "Command
                                    policies"); replaces the --config file's "policy"
+  --ssh-host <[user@]host[:port]>  Run each session's commands on one of these hosts over OpenSSH (repeatable;
+                                   key ~/.ssh/id_ed25519, known_hosts ~/.ssh/known_hosts, shellring-runner on
+                                   its PATH; the --config file's executor.hosts takes every field)
 
 Precedence, for every setting: command-line flag, then environment variable (SHELLRING_TOKEN), then the
 --config file, then the default. The file is validated by the same schema as createRuntime's options.

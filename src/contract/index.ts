@@ -3,6 +3,7 @@ export { appendLine, markers } from './markers.js';
 export { spillUnavailable } from './spill-texts.js';
 export { BASH_PROMPT, DEFAULT_STOP_REASON, MAX_COMMAND_BYTES, bashArgErrors, bashToolErrors, escalationReason, bashJobLabel, approvalPrompt } from './bash-texts.js';
 export { JOBS_PROMPT, jobErrors, jobTexts } from './job-texts.js';
+export { remoteErrors } from './remote-texts.js';
 export { bashEnvErrors, callErrors, executorErrors, MAX_SESSION_ID_CHARS, sessionErrors } from './runtime-errors.js';
 export { kindOf, shownId, shownJson } from './shown.js';
 export { bashDescription, type DescriptionOptions } from './bash-description.js';

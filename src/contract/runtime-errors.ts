@@ -24,6 +24,8 @@ export const executorErrors = {
   workdir: (value: unknown) => `invalid workdir: expected a non-empty string, got ${shownJson(value)}`,
   stdoutMaxBytes: (value: unknown) => `invalid stdoutMaxBytes: expected a non-negative integer, got ${shownJson(value)}`,
   closed: 'the executor is closed',
+  /** Configuration: a sandbox over an executor whose commands run on other hosts, out of this host's reach. */
+  noSandboxHost: 'sandbox is configured, but this executor runs commands on other hosts, where this host\'s sandbox cannot confine them',
 };
 
 /** Longest session id, in characters: it travels in every command's environment (DSH_SESSION_ID). */

@@ -1,6 +1,6 @@
 // The services and events shellring's Cordis plugins provide, declared on Cordis' Context.
 import type { EnvRegistry } from '../env/registry.js';
-import type { LocalExecutor } from '../executor/local.js';
+import type { Executor } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { PromptRegistry } from './prompt-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -22,7 +22,7 @@ export interface JobNotice {
 declare module 'cordis' {
   interface Context {
     /** The executor seam: resolve / run / start. */
-    shell: LocalExecutor;
+    shell: Executor;
     /** The managed DSH_* environment. */
     shellEnv: EnvRegistry;
     /** The background job runtime. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { envPolicySchema } from '../env/policy.js';
 import { parseConfig } from '../errors.js';
+import { sshExecutorShape } from './remote/config.js';
 
 export const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -30,8 +31,10 @@ export const executorConfigSchema = z
       .default({ processes: 1024, memoryBytes: null, cpuWeight: null })
       .describe('Per-session resource limits: cgroup v2 where delegated, v1 pids/memory/cpu where writable, else RLIMIT_NPROC.'),
     env: envPolicySchema.default(envPolicySchema.parse({})).describe('Which host environment variables commands inherit (docs/environment.md).'),
+    ...sshExecutorShape,
   })
-  .strict();
+  .strict()
+  .refine((config) => config.kind !== 'ssh' || (config.hosts?.length ?? 0) > 0, { path: ['hosts'], error: 'kind ssh needs at least one host' });
 
 export type ExecutorConfigInput = z.input<typeof executorConfigSchema>;
 export type ExecutorConfig = z.output<typeof executorConfigSchema>;

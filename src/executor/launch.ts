@@ -4,6 +4,9 @@ import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '.
 import { track } from './live-groups.js';
 import type { WaitingFinding } from './waiting.js';
 
+/** What supervises commands: the worker threads here, or the SSH executor's hosts. */
+export type CommandHosts = Pick<SupervisorHosts, 'start' | 'close' | 'utilization' | 'threads'>;
+
 export type LaunchResult = SupervisorResult | { kind: 'crashed'; error: string };
 
 export class Launch {
@@ -18,7 +21,7 @@ export class Launch {
   #waiting: WaitingFinding | undefined;
   #onWaiting = new Set<(finding: WaitingFinding | undefined) => void>();
 
-  constructor(hosts: SupervisorHosts, task: SupervisorTask) {
+  constructor(hosts: CommandHosts, task: SupervisorTask) {
     let settle!: (result: LaunchResult) => void;
     let markGone!: () => void;
     this.result = new Promise((resolve) => (settle = resolve));

@@ -10,11 +10,13 @@ import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
 import { SupervisorHosts } from './hosts.js';
+import type { CommandHosts } from './launch.js';
 import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
-import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
+import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SandboxHost, SpillRead } from './types.js';
+import { readSpillFile } from './read-spill.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
@@ -22,14 +24,16 @@ import { ShellringError } from '../errors.js';
 /** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
 const RUNNER_EXIT_MS = 500;
 
-export class LocalExecutor {
+export class LocalExecutor implements Executor {
   readonly config: ExecutorConfig;
   readonly spills: SpillDirs;
-  readonly #hosts: SupervisorHosts;
+  readonly #hosts: CommandHosts;
   /** Where every command's output goes; the job registry and the tools read it from here. */
   readonly capture: CaptureBackend = nativeBackend;
   /** The shellring-runner executable every command starts through. */
   readonly runnerPath: string;
+  /** The runner and spill places, for a sandbox confining this executor's commands. */
+  readonly sandboxHost: SandboxHost | undefined;
   readonly #env: EnvFilter;
   /** Per-session limits: cgroups where this host offers them, else a per-command process rlimit. */
   readonly cgroups: SessionCgroups;
@@ -40,13 +44,14 @@ export class LocalExecutor {
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Output of released commands, for metrics: every byte written, and the bytes that went to spill files. */
-  readonly output = { capturedBytes: 0, spilledBytes: 0 };
+  readonly #output = { capturedBytes: 0, spilledBytes: 0 };
   readonly #count = (captured: number, spilled: number) => {
-    this.output.capturedBytes += captured;
-    this.output.spilledBytes += spilled;
+    this.#output.capturedBytes += captured;
+    this.#output.spilledBytes += spilled;
   };
 
-  constructor(input: ExecutorConfigInput = {}) {
+  /** `hosts`: what supervises the commands, when not this process's worker threads (the SSH executor's hosts). */
+  constructor(input: ExecutorConfigInput = {}, hosts?: (config: ExecutorConfig) => CommandHosts) {
     this.config = parseExecutorConfig(input);
     // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
     loadBinding();
@@ -54,7 +59,13 @@ export class LocalExecutor {
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
     this.cgroups = new SessionCgroups(this.config.limits);
-    this.#hosts = new SupervisorHosts(supervisorPath(), this.config.threads);
+    this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
+    const { spills } = this;
+    this.sandboxHost = { runnerPath: this.runnerPath, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
+  }
+
+  get cwd(): string | undefined {
+    return this.config.cwd;
   }
 
   /** Applies defaults and caps; throws a clear error on a bad request. */
@@ -63,7 +74,7 @@ export class LocalExecutor {
     if (typeof request?.command !== 'string' || !request.command.trim()) {
       throw invalid(executorErrors.command);
     }
-    // A command over the one-argument limit reaches bash on its stdin (see workers/long-command.ts): not when the
+    // A command over the one-argument limit reaches bash on its stdin (see runner-request.ts): not when the
     // caller's own stdin takes that place.
     if (request.stdin !== undefined) {
       const bytes = Buffer.byteLength(request.command, 'utf8');
@@ -186,9 +197,13 @@ export class LocalExecutor {
     return this.#closing;
   }
 
-  /** The supervisor workers' share of time busy since start (0..1), for metrics. */
-  get poolUtilization(): number {
-    return this.#hosts.utilization;
+  /** Output totals of released commands, and the supervisor workers' share of time busy since start (0..1). */
+  stats(): ExecutorStats {
+    return { ...this.#output, poolUtilization: this.#hosts.utilization };
+  }
+
+  readSpill(path: string): Promise<SpillRead> {
+    return readSpillFile(this.spills.root, path);
   }
 
   /** The worker threads, for tests that must crash one. */
@@ -244,6 +259,7 @@ export class LocalExecutor {
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
       runnerArgs: [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)],
+      sessionId: spec.sessionId,
     });
     const key = spec.sessionId ?? '';
     const session = this.#bySession.get(key) ?? new Set<Launch>();

@@ -20,6 +20,8 @@ export interface SupervisorTask {
   runnerPath: string;
   /** Confinement flags for shellring-runner, placed before `-c <command>`. */
   runnerArgs: string[];
+  /** The session the command belongs to (the SSH executor runs a session's commands on its host). */
+  sessionId?: string;
 }
 
 export type SupervisorResult =

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CaptureBackend } from '../capture/types.js';
 import { loadBinding } from '../native/loader.js';
+import type { SpillPlace } from './types.js';
 
 interface SessionSpills {
   dir: string;
@@ -45,7 +46,7 @@ export class SpillDirs {
    * again here (and locked again), a session directory by the capture at its next spill (with the root, should
    * that be gone too). Session ids never become path components.
    */
-  dirFor(sessionId: string | undefined): { dir: string; made: Promise<string | undefined> } {
+  dirFor(sessionId: string | undefined): SpillPlace {
     const key = sessionId ?? '';
     let session = this.#sessions.get(key);
     if (!session) {

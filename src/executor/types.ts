@@ -1,5 +1,6 @@
-// The executor seam: requests from callers, resolved specs, results and process handles.
-import type { ObserveResult } from '../capture/types.js';
+// The executor seam: the Executor interface every layer above src/executor/ holds, and its requests, specs, results and
+// process handles.
+import type { CaptureBackend, ObserveResult } from '../capture/types.js';
 import type { SandboxFacts } from '../contract/index.js';
 import type { WaitingFinding } from './waiting.js';
 
@@ -114,4 +115,68 @@ export interface ProcessHandle {
   waitingFor(): WaitingFinding | undefined;
   /** Calls `listener` with each change of that finding; returns the unsubscribe. */
   onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void;
+}
+
+/** A session's spill directory, and a promise of why it could not be made (undefined once it exists). */
+export interface SpillPlace {
+  dir: string;
+  made: Promise<string | undefined>;
+}
+
+/**
+ * What a sandbox on this host needs from the executor whose commands it confines: the runner it probes and
+ * passes its flags to, and the spill places it must hide from other sessions.
+ */
+export interface SandboxHost {
+  /** The shellring-runner executable every command starts through. */
+  readonly runnerPath: string;
+  /** The directory holding every session's spill files. */
+  readonly spillRoot: string;
+  /** The session's spill directory (made on first use). */
+  spillDirFor(sessionId: string | undefined): SpillPlace;
+}
+
+/** Running totals and load, for metrics. */
+export interface ExecutorStats {
+  /** Bytes written by released commands, stdout and stderr. */
+  capturedBytes: number;
+  /** Of those, the bytes kept whole in spill files. */
+  spilledBytes: number;
+  /** The share of time the executor's supervision was busy since start (0..1). */
+  poolUtilization: number;
+}
+
+/** A spill file opened for reading, or why `path` names none of this executor's. */
+export type SpillRead =
+  | { ok: true; name: string; size: number; stream: NodeJS.ReadableStream }
+  | { ok: false; reason: 'missing' | 'absent' | 'outside' | 'not-file' };
+
+/**
+ * The executor seam: everything above src/executor/ (the bash tool, sessions, the runtime, the Cordis services,
+ * the faces) holds an `Executor`, never a concrete one. Output always lands in `capture`, so the job registry,
+ * rendering and every contract text are the same whichever executor ran the command.
+ */
+export interface Executor {
+  /** Where every command's output is captured; the job registry and the tools read it from here. */
+  readonly capture: CaptureBackend;
+  /** The configured directory a call without its own runs in (undefined: the host process's). */
+  readonly cwd: string | undefined;
+  /** Present when commands run on this host, so a sandbox here can confine them; absent otherwise. */
+  readonly sandboxHost?: SandboxHost;
+  /** Applies defaults and caps to a request, with the environment policy; throws a clear error on a bad one. */
+  resolve(request: ExecRequest): ExecSpec;
+  /** Runs to exit, `spec.timeoutMs` or abort; rejects only when the command could not run at all. */
+  run(spec: ExecSpec): Promise<RunResult>;
+  /** Starts a command with no deadline and returns its handle at once; a spawn failure settles the handle. */
+  start(spec: ExecSpec, options?: { ring?: boolean }): ProcessHandle;
+  /** Like `start` for a spec still being prepared: the handle exists at once, a rejected preparation fails it. */
+  startWhenReady(spec: Promise<ExecSpec>, options?: { sessionId?: string; ring?: boolean }): ProcessHandle;
+  /** Ends what the session still runs (descendants included) and removes its spill files. */
+  closeSession(sessionId: string | undefined): Promise<void>;
+  /** Ends everything still running and frees what the executor holds; every call resolves once that is done. */
+  close(): Promise<void>;
+  /** Output totals and load, for metrics. */
+  stats(): ExecutorStats;
+  /** Opens one of this executor's spill files for reading; anything else is refused with a reason. */
+  readSpill(path: string): Promise<SpillRead>;
 }

@@ -1,12 +1,14 @@
 // The one composition path: createRuntime and the Cordis plugins build the executor, the DSH_* environment, the
 // sandbox, the job registry and the prompt sections here, so each part is put together (and defaulted) once.
 import { dirname } from 'node:path';
-import { BASH_PROMPT, JOBS_PROMPT } from '../contract/index.js';
-import { parseConfig } from '../errors.js';
+import { BASH_PROMPT, executorErrors, JOBS_PROMPT } from '../contract/index.js';
+import { parseConfig, ShellringError } from '../errors.js';
 import { resolveDshHome } from '../env/dsh-home.js';
 import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
 import type { ExecutorConfigInput } from '../executor/config.js';
 import { LocalExecutor } from '../executor/local.js';
+import { RemoteExecutor } from '../executor/remote/executor.js';
+import type { Executor } from '../executor/types.js';
 import { loadBinding, packageRoot } from '../native/loader.js';
 import type { JobRegistryOptions } from '../jobs/options.js';
 import { JobRegistry } from '../jobs/registry.js';
@@ -30,9 +32,9 @@ export const PROMPT_SECTIONS = {
  * The executor; and the host process becomes non-dumpable first, for good: the commands it starts run as the same
  * user, and its /proc/<pid>/environ (every secret of the deployment) and memory are closed to them from now on.
  */
-export function assembleExecutor(config: ExecutorConfigInput = {}): LocalExecutor {
+export function assembleExecutor(config: ExecutorConfigInput = {}): Executor {
   loadBinding().setNonDumpable();
-  return new LocalExecutor(config);
+  return config.kind === 'ssh' ? new RemoteExecutor(config) : new LocalExecutor(config);
 }
 
 /** The DSH_* registry; a blank `dshHome` counts as none (then $DSH_HOME, else ~/.dsh). */
@@ -47,14 +49,16 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
  * runtime runs unconfined. Every session's spill files are hidden from confined commands, but for the command's
  * own session's (read-only).
  */
-export function assembleSandbox(config: SandboxConfigInput, executor: LocalExecutor, dshHome: string): Sandbox {
-  const spills = executor.spills.root;
-  const own = [spills, dshHome, dirname(executor.runnerPath), packageRoot(), dirname(process.execPath)].map(canonical);
+export function assembleSandbox(config: SandboxConfigInput, executor: Executor, dshHome: string): Sandbox {
   const parsed = parseConfig(sandboxConfigSchema, config, 'sandbox config');
-  return new Sandbox(parsed, executor.runnerPath, own, [spills], (sessionId) => executor.spills.dirFor(sessionId));
+  const host = executor.sandboxHost;
+  if (!host) throw new ShellringError('SHELLRING_INVALID_CONFIG', executorErrors.noSandboxHost);
+  const spills = host.spillRoot;
+  const own = [spills, dshHome, dirname(host.runnerPath), packageRoot(), dirname(process.execPath)].map(canonical);
+  return new Sandbox(parsed, host.runnerPath, own, [spills], (sessionId) => host.spillDirFor(sessionId));
 }
 
 /** The job registry over the executor's capture backend, which holds every job's output. */
-export function assembleJobs(executor: LocalExecutor, options: JobRegistryOptions = {}): JobRegistry {
+export function assembleJobs(executor: Executor, options: JobRegistryOptions = {}): JobRegistry {
   return new JobRegistry(executor.capture, options);
 }

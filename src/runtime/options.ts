@@ -42,7 +42,9 @@ export const runtimeOptionsSchema = z
       .optional()
       .describe("Locates a session's JSONL file, which commands see as DSH_SESSION_JSONL."),
   })
-  .strict();
+  .strict()
+  // The sandbox prepares its views on this host; commands on another host are not confined by it.
+  .refine((options) => !(options.sandbox && options.executor?.kind === 'ssh'), { path: ['sandbox'], error: 'not available with executor.kind ssh' });
 
 export type RuntimeOptions = z.input<typeof runtimeOptionsSchema>;
 

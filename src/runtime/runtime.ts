@@ -1,7 +1,7 @@
 // The runtime every face sits on: sessions, the tool list, prompt sections, notices and the jobs observer API.
 import { EventEmitter } from 'node:events';
 import type { EnvRegistry } from '../env/registry.js';
-import type { LocalExecutor } from '../executor/local.js';
+import type { Executor, ExecutorStats, SpillRead } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { BashTool } from '../tools/bash.js';
 import { jobToolDefinitions } from '../tools/job-tools.js';
@@ -31,7 +31,7 @@ export interface Notice {
 
 export class Runtime {
   readonly env: EnvRegistry;
-  readonly executor: LocalExecutor;
+  readonly executor: Executor;
   /** For observers (a web view) and people: never moves the model's read cursor. */
   readonly jobs: JobsView | undefined;
   /** The sandboxing policy, when commands are confined. */
@@ -118,6 +118,16 @@ export class Runtime {
   #list(sessionId: string | undefined, approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined): ListedTool[] {
     const tools = [this.#bash.definitionFor(sessionId, approve), ...this.#jobTools];
     return tools.filter((tool) => !allowed || allowed.has(tool.name)).map(listTool);
+  }
+
+  /** The executor's output totals and load, for metrics. */
+  stats(): ExecutorStats {
+    return this.executor.stats();
+  }
+
+  /** Opens one of this runtime's spill files (a path from a result), for a face that serves it; refuses any other. */
+  readSpill(path: string): Promise<SpillRead> {
+    return this.executor.readSpill(path);
   }
 
   promptSections(): PromptSection[] {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import type { LocalExecutor } from '../executor/local.js';
+import type { Executor } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { BashTool } from '../tools/bash.js';
 import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes.js';
@@ -49,7 +49,7 @@ export type CallEvent =
 interface SessionDeps {
   bash: BashTool;
   jobs: JobRegistry | undefined;
-  executor: LocalExecutor;
+  executor: Executor;
   sandbox: Sandbox | undefined;
   forget: () => void;
   /** The runtime's listing for a session with this approval channel and tool restriction. */
@@ -81,7 +81,7 @@ export class Session {
       throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.cwd(options.cwd));
     }
     this.id = options.id;
-    this.cwd = resolve(options.cwd ?? deps.executor.config.cwd ?? process.cwd());
+    this.cwd = resolve(options.cwd ?? deps.executor.cwd ?? process.cwd());
     // Pinned here, once: a later swap of a path component cannot move where confined commands may write.
     this.root = deps.sandbox ? pinRoot(this.cwd) : undefined;
     this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));

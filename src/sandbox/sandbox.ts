@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { executorErrors } from '../contract/index.js';
 import { loadBinding } from '../native/loader.js';
-import type { SandboxSpec } from '../executor/types.js';
+import type { SandboxSpec, SpillPlace } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical } from './workspace.js';
@@ -12,11 +12,6 @@ import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } fr
 import { ShellringError } from '../errors.js';
 import { STAND_INS } from '../env/non-interactive.js';
 
-/** A session's spill directory, and a promise of why it could not be made (undefined once it exists). */
-export interface SpillPlace {
-  dir: string;
-  made: Promise<string | undefined>;
-}
 
 export interface SandboxConfig {
   /** The deployment's standing mode. */

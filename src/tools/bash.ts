@@ -2,8 +2,7 @@
 // job hand-off.
 import { resolve as resolvePath } from 'node:path';
 import type { EnvRegistry } from '../env/registry.js';
-import type { LocalExecutor } from '../executor/local.js';
-import type { ExecSpec, ProcessHandle } from '../executor/types.js';
+import type { ExecSpec, Executor, ProcessHandle } from '../executor/types.js';
 import { STDERR, STDOUT, type CaptureBackend } from '../capture/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
@@ -33,7 +32,7 @@ import { errorResult, textResult, type CallContext, type ToolDefinition, type To
 import { ShellringError } from '../errors.js';
 
 export interface BashToolDeps {
-  executor: LocalExecutor;
+  executor: Executor;
   env: EnvRegistry;
   jobs?: JobRegistry;
   config: BashToolConfig;
@@ -133,7 +132,7 @@ export class BashTool {
 
   /** The call's base directory: the session's, else the executor's configured one, else the host's. */
   #base(context: CallContext): string {
-    return resolvePath(context.cwd ?? this.#deps.executor.config.cwd ?? process.cwd());
+    return resolvePath(context.cwd ?? this.#deps.executor.cwd ?? process.cwd());
   }
 
   /**

@@ -17,6 +17,8 @@ pub mod serve;
 pub mod signals;
 pub mod spawn;
 pub mod status;
+pub mod stdio;
+pub mod stdio_frame;
 pub mod supervise;
 pub mod title;
 pub mod view;

@@ -12,8 +12,9 @@
 //! it inherits them all.
 //! `--probe` prints what this kernel enforces, as one JSON line on stdout.
 //! `--serve` makes this process a fork server on fd 3 (see `serve`): it forks a runner per command it is sent.
+//! `--stdio` serves many commands over stdin and stdout, framed (see `stdio`): the remote end of an SSH channel.
 
-use shellring_runner::{limits, plan, probe, serve, status, supervise};
+use shellring_runner::{limits, plan, probe, serve, status, stdio, supervise};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitCode;
 
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
             let socket = unsafe { OwnedFd::from_raw_fd(3) };
             return ExitCode::from(serve::serve(socket));
         }
+        Ok(plan::Invocation::Stdio) => return ExitCode::from(stdio::serve()),
         Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
             let error = limits::exec_limited(nproc, &argv);
             eprintln!("shellring-runner: {error}");

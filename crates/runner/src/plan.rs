@@ -60,11 +60,13 @@ pub enum Invocation {
     Probe,
     /// A fork server on fd 3: forks a runner for each command sent there.
     Serve,
+    /// Framed requests on stdin, framed events on stdout (see `stdio`): many commands over one byte stream.
+    Stdio,
     /// Inside bubblewrap's user namespace: set the process-count limit, then exec the rest (bash).
     ExecLimited { nproc: u64, argv: Vec<String> },
 }
 
-pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--view host|session] [--ro PATH]... [--deny PATH]... [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n(fd 3 must be the status socket when running a command)";
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--view host|session] [--ro PATH]... [--deny PATH]... [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n       shellring-runner --stdio   (framed requests on stdin, framed events on stdout)\n(fd 3 must be the status socket when running a command)";
 
 /// # Errors
 /// A message naming the bad argument.
@@ -86,6 +88,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
         match arg.as_str() {
             "--probe" if args.len() == 1 => return Ok(Invocation::Probe),
             "--serve" if args.len() == 1 => return Ok(Invocation::Serve),
+            "--stdio" if args.len() == 1 => return Ok(Invocation::Stdio),
             "--exec-limited" => {
                 let n = value(&mut iter, arg)?;
                 let nproc = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--exec-limited: not a positive count: {n:?}"))?;

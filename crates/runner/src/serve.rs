@@ -38,7 +38,7 @@ pub fn serve(socket: OwnedFd) -> u8 {
             return 1;
         }
     };
-    let mut server = Server { runners: HashSet::new(), me: nix::unistd::getpid() };
+    let mut server = Server::new();
     loop {
         let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN), PollFd::new(sfd.as_fd(), PollFlags::POLLIN)];
         if let Err(e) = poll(&mut fds, PollTimeout::NONE) {
@@ -66,18 +66,23 @@ pub fn serve(socket: OwnedFd) -> u8 {
     0
 }
 
-fn set_dumpable(on: bool) {
+pub(crate) fn set_dumpable(on: bool) {
     // SAFETY: PR_SET_DUMPABLE changes a flag of this process and touches no memory of ours.
     let _ = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, libc::c_ulong::from(on), 0, 0, 0) };
 }
 
-struct Server {
+/// The runners a server forked, and the strays that came to it (shared with the `--stdio` server).
+pub(crate) struct Server {
     /// The runners this server forked and has not reaped yet.
-    runners: HashSet<Pid>,
+    pub(crate) runners: HashSet<Pid>,
     me: Pid,
 }
 
 impl Server {
+    pub(crate) fn new() -> Server {
+        Server { runners: HashSet::new(), me: nix::unistd::getpid() }
+    }
+
     /// Takes every request waiting on the socket; false once the worker closed its end.
     fn accept(&mut self, socket: &OwnedFd, sfd: &nix::sys::signalfd::SignalFd) -> bool {
         loop {
@@ -133,7 +138,7 @@ impl Server {
     }
 
     /// Reaps every ended child; then ends what a dead runner left behind.
-    fn reap(&mut self) {
+    pub(crate) fn reap(&mut self) {
         let mut runner_ended = false;
         loop {
             match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
@@ -153,7 +158,7 @@ impl Server {
     /// Kills every child that is not one of our runners (and its descendants): they came to us when the runner
     /// that supervised them died without ending them. Runners are told apart by pid alone, so a server with many
     /// live runners reads one file here, not one per runner; a stray that is already a zombie is reaped below.
-    fn end_strays(&mut self) {
+    pub(crate) fn end_strays(&mut self) {
         for _ in 0..100 {
             let strays: Vec<Pid> =
                 proc_tree::children_of(self.me).into_iter().filter(|pid| !self.runners.contains(pid)).collect();
@@ -188,6 +193,11 @@ fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
             return 1;
         }
     };
+    run_request(&status, out, err, &request)
+}
+
+/// Supervises one parsed request in a freshly forked, single-threaded child whose status channel is `status`.
+pub(crate) fn run_request(status: &Status, out: OwnedFd, err: OwnedFd, request: &request::Request) -> i32 {
     if let Err(e) = take_stdio(out, err, request.stdin.as_deref()) {
         status.line(&format!("error spawn: stdio: {e}"));
         return 1;
@@ -217,7 +227,7 @@ fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
             return 1;
         }
     };
-    match supervise::run(&plan, &status, supervise::Parent::Server) {
+    match supervise::run(&plan, status, supervise::Parent::Server) {
         supervise::Ended::Ran => 0,
         supervise::Ended::NotStarted => 1,
     }

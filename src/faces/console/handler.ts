@@ -104,7 +104,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
     return post(res, path, body, who);
   }
 
-  function get(req: IncomingMessage, res: ServerResponse, url: URL, who: NonNullable<Caller>): void {
+  async function get(req: IncomingMessage, res: ServerResponse, url: URL, who: NonNullable<Caller>): Promise<void> {
     const path = url.pathname;
     if (path === '/') {
       const csrf = who.kind === 'browser' ? who.csrf : '';
@@ -125,7 +125,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
     // The page has no icon; a browser asks anyway.
     if (path === '/favicon.ico') return void res.writeHead(204).end();
     if (path === '/api/spill') {
-      const error = sendSpill(res, runtime.executor.spills.root, url.searchParams.get('path'));
+      const error = await sendSpill(res, runtime, url.searchParams.get('path'));
       if (error) text(res, error.startsWith('refused') ? 403 : 404, error);
       return;
     }

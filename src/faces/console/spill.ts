@@ -1,35 +1,26 @@
-// Spill-file downloads: only regular files inside the runtime's own spill directory, never a path a page names.
-import { createReadStream, realpathSync, statSync } from 'node:fs';
+// Spill-file downloads: only what the runtime's executor opens as one of its spill files, never a path a page names.
 import type { ServerResponse } from 'node:http';
-import { basename, sep } from 'node:path';
+import type { Runtime } from '../../runtime/runtime.js';
 
-/**
- * Streams the file, or returns an error text. The path is resolved first (`..`, symlinks), so a link or a
- * crafted path that leaves the spill root is refused whatever its spelling.
- */
-export function sendSpill(res: ServerResponse, spillRoot: string, path: string | null): string | undefined {
-  if (!path) return 'missing path';
-  let real: string;
-  let root: string;
-  try {
-    root = realpathSync(spillRoot);
-    real = realpathSync(path);
-  } catch {
-    return 'no such spill file';
-  }
-  if (!real.startsWith(root + sep)) return 'refused: not a spill file of this runtime';
-  const stat = statSync(real);
-  if (!stat.isFile()) return 'refused: not a regular file';
+const REFUSALS = {
+  missing: 'missing path',
+  absent: 'no such spill file',
+  outside: 'refused: not a spill file of this runtime',
+  'not-file': 'refused: not a regular file',
+} as const;
+
+/** Streams the file, or returns an error text. */
+export async function sendSpill(res: ServerResponse, runtime: Runtime, path: string | null): Promise<string | undefined> {
+  const file = await runtime.readSpill(path ?? '');
+  if (!file.ok) return REFUSALS[file.reason];
   res.writeHead(200, {
     // Served as a download, never rendered: the bytes are a command's output.
     'content-type': 'application/octet-stream',
-    'content-disposition': `attachment; filename="${basename(real).replace(/[^\w.-]/g, '_')}"`,
-    'content-length': stat.size,
+    'content-disposition': `attachment; filename="${file.name.replace(/[^\w.-]/g, '_')}"`,
+    'content-length': file.size,
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
-  createReadStream(real)
-    .on('error', () => res.destroy())
-    .pipe(res);
+  file.stream.on('error', () => res.destroy()).pipe(res);
   return undefined;
 }

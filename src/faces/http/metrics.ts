@@ -85,7 +85,7 @@ export function createMetrics(runtime: Runtime, live: LiveFigures): Metrics {
     collect() {
       // A counter read from the executor's own running total.
       this.reset();
-      this.inc(runtime.executor.output.capturedBytes);
+      this.inc(runtime.stats().capturedBytes);
     },
   });
   new Counter({
@@ -94,7 +94,7 @@ export function createMetrics(runtime: Runtime, live: LiveFigures): Metrics {
     registers,
     collect() {
       this.reset();
-      this.inc(runtime.executor.output.spilledBytes);
+      this.inc(runtime.stats().spilledBytes);
     },
   });
   new Gauge({
@@ -102,7 +102,7 @@ export function createMetrics(runtime: Runtime, live: LiveFigures): Metrics {
     help: 'Share of time the supervisor worker pool was busy since start (0..1)',
     registers,
     collect() {
-      this.set(runtime.executor.poolUtilization);
+      this.set(runtime.stats().poolUtilization);
     },
   });
   // Tool names come from clients: anything the runtime does not list is one label, so no client can grow the series.

@@ -1,0 +1,226 @@
+// One `shellring-runner --stdio` over an SSH channel: commands multiplexed by id, each command's stdout and stderr
+// fed into a local pipe pair whose read ends the native capture owns, so tails, spill files and rings are made
+// exactly as for a local command. A pipe that backs up pauses the channel, which backs up the runner's queues,
+// which stop reading the command's pipes: the command slows down and memory stays bounded on both ends.
+import type { ChildProcess } from 'node:child_process';
+import { Socket } from 'node:net';
+import { constants } from 'node:os';
+import { loadBinding } from '../../native/loader.js';
+import { bashArguments, chdirFailure, encode, parse as parseStatus } from '../runner-request.js';
+import type { LaunchListener } from '../hosts.js';
+import type { KillCause, SupervisorResult, SupervisorTask } from '../protocol.js';
+import { encodeFrame, FRAME, FrameReader, type Frame } from './frames.js';
+
+const binding = loadBinding();
+
+/** One command in flight on the stream. */
+class RemoteCommand {
+  readonly task: SupervisorTask;
+  readonly listener: LaunchListener;
+  readonly pipes: [Socket, Socket];
+  cause: KillCause | undefined;
+  started: { enforcement: string } | undefined;
+  ended: { exitCode: number | null; signal: string | null } | undefined;
+  failure: { error: string; runnerFailed: boolean } | undefined;
+  timers: NodeJS.Timeout[] = [];
+  settled = false;
+
+  constructor(task: SupervisorTask, listener: LaunchListener, pipes: [Socket, Socket]) {
+    this.task = task;
+    this.listener = listener;
+    this.pipes = pipes;
+  }
+
+  clearTimers(): void {
+    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+  }
+}
+
+export class RunnerStream {
+  readonly #child: ChildProcess;
+  readonly #commands = new Map<number, RemoteCommand>();
+  readonly #reader = new FrameReader();
+  readonly #lostText: () => string;
+  #next = 1;
+  /** Local pipes that are full: the channel stays paused until each has drained. */
+  #blocked = 0;
+  #lost = false;
+  /** Settles when the channel has ended, for whatever reason. */
+  readonly ended: Promise<void>;
+
+  /** `child` runs `shellring-runner --stdio` on the far side with piped stdin and stdout; `lostText` is the one line
+   * a command in flight reads if the channel ends under it. */
+  constructor(child: ChildProcess, lostText: () => string) {
+    this.#child = child;
+    this.#lostText = lostText;
+    child.stdout!.on('data', (chunk: Buffer) => this.#receive(chunk));
+    child.stdin!.on('error', () => {});
+    this.ended = new Promise((resolve) => child.once('close', () => resolve()));
+    void this.ended.then(() => this.#lose());
+  }
+
+  get alive(): boolean {
+    return !this.#lost;
+  }
+
+  /** Commands in flight. */
+  get load(): number {
+    return this.#commands.size;
+  }
+
+  start(task: SupervisorTask, listener: LaunchListener): { kill(cause: KillCause): void; release(): void } {
+    const id = this.#next++;
+    const [outRead, outWrite] = binding.pipe();
+    const [errRead, errWrite] = binding.pipe();
+    binding.attachReader(task.captureId, 0, outRead);
+    binding.attachReader(task.captureId, 1, errRead);
+    const pipes: [Socket, Socket] = [outWrite, errWrite].map((fd) => {
+      const socket = new Socket({ fd, readable: false, writable: true });
+      // The capture closed its read end (freed early): what is left for it goes nowhere.
+      socket.on('error', () => {});
+      return socket;
+    }) as [Socket, Socket];
+    const command = new RemoteCommand(task, listener, pipes);
+    if (this.#lost) {
+      this.#commands.set(id, command);
+      this.#fail(id, command, this.#lostText());
+      return { kill: () => {}, release: () => {} };
+    }
+    let body: Buffer;
+    try {
+      const bash = bashArguments(task.command, task.stdin);
+      // The fork server's request, without its length: the frame carries that.
+      body = encode({ cwd: task.cwd, args: [...task.runnerArgs, ...bash.args], env: task.env, stdin: bash.stdin }).subarray(4);
+    } catch (error) {
+      this.#commands.set(id, command);
+      this.#fail(id, command, error instanceof Error ? error.message : String(error));
+      return { kill: () => {}, release: () => {} };
+    }
+    this.#commands.set(id, command);
+    this.#send(FRAME.start, id, body);
+    return {
+      kill: (cause) => this.#kill(id, cause),
+      release: () => this.#send(FRAME.release, id),
+    };
+  }
+
+  /** Ends the channel: the runner drops every lifeline it holds. */
+  close(): void {
+    this.#child.stdin!.end();
+  }
+
+  #send(kind: number, id: number, payload?: Buffer): void {
+    if (!this.#lost) this.#child.stdin!.write(encodeFrame(kind, id, payload));
+  }
+
+  /** TERM to the group now, KILL after the grace (the runner sends SIGCONT with each). */
+  #kill(id: number, cause: KillCause): void {
+    const command = this.#commands.get(id);
+    if (!command || command.cause || command.ended) return;
+    command.cause = cause;
+    this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGTERM)));
+    command.timers.push(setTimeout(() => this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGKILL))), command.task.graceMs));
+  }
+
+  #receive(chunk: Buffer): void {
+    let frames: Frame[];
+    try {
+      frames = this.#reader.push(chunk);
+    } catch {
+      // A corrupt stream cannot be resynchronised: end it, which fails what it carries.
+      this.#child.kill('SIGKILL');
+      return;
+    }
+    for (const frame of frames) this.#dispatch(frame);
+  }
+
+  #dispatch({ kind, id, payload }: Frame): void {
+    const command = this.#commands.get(id);
+    if (!command) return;
+    if (kind === FRAME.stdout || kind === FRAME.stderr) return this.#feed(command.pipes[kind === FRAME.stdout ? 0 : 1], payload);
+    if (kind === FRAME.status) return this.#status(id, command, payload.toString('utf8'));
+    if (kind === FRAME.outputOver) return void this.#settle(id, command, Number(payload.toString('latin1')) || 0);
+    if (kind === FRAME.gone) {
+      this.#commands.delete(id);
+      command.clearTimers();
+      // Gone without a settled result: the runner ended before its output did (it cannot happen on a sound stream).
+      if (!command.settled) void this.#settle(id, command, 0).then(() => command.listener.gone());
+      else command.listener.gone();
+    }
+  }
+
+  /** Into the command's local pipe; a full pipe pauses the whole channel until it drains. */
+  #feed(pipe: Socket, bytes: Buffer): void {
+    if (pipe.destroyed || pipe.writableEnded) return;
+    if (pipe.write(bytes)) return;
+    if (this.#blocked++ === 0) this.#child.stdout!.pause();
+    const resume = () => {
+      pipe.off('drain', resume);
+      pipe.off('close', resume);
+      if (--this.#blocked === 0) this.#child.stdout!.resume();
+    };
+    pipe.on('drain', resume);
+    pipe.on('close', resume);
+  }
+
+  #status(id: number, command: RemoteCommand, line: string): void {
+    const event = parseStatus(line);
+    if (event.type === 'started') {
+      command.started = { enforcement: event.enforcement };
+      command.listener.spawned(null);
+      const { timeoutMs } = command.task;
+      if (timeoutMs !== null) command.timers.push(setTimeout(() => this.#kill(id, 'timeout'), timeoutMs));
+      return;
+    }
+    if (event.type === 'exit' || event.type === 'signal') {
+      command.ended = event.type === 'exit' ? { exitCode: event.code, signal: null } : { exitCode: null, signal: event.signal };
+      command.clearTimers();
+      // A descendant may hold the pipes open for ever: after the drain bound the runner stops forwarding them.
+      command.timers.push(setTimeout(() => this.#send(FRAME.drained, id), command.task.drainMs));
+      return;
+    }
+    if (event.type === 'workdir') command.failure = { error: chdirFailure(event.errno, command.task.cwd), runnerFailed: false };
+    else if (event.type === 'error') command.failure = { error: event.message, runnerFailed: true };
+    if (command.failure) command.listener.spawned(null);
+  }
+
+  /** The output is over: the pipes end, the capture drains them and finishes, and the result goes out once. */
+  async #settle(id: number, command: RemoteCommand, leftover: number): Promise<void> {
+    if (command.settled) return;
+    command.settled = true;
+    command.clearTimers();
+    const { captureId, drainMs } = command.task;
+    const failure = command.failure ?? (command.ended ? undefined : { error: this.#lostText(), runnerFailed: false });
+    // Readable once on stderr, as a local failure is, for handles that never reject.
+    if (failure && !command.cause) command.pipes[1].write(`${failure.error}\n`);
+    for (const pipe of command.pipes) pipe.end();
+    await binding.drain(captureId, drainMs + 1000);
+    binding.finish(captureId);
+    // A killed command leaves nothing behind: what escaped its group (setsid, a double fork) ends with its runner.
+    if (command.cause && command.ended) this.#send(FRAME.release, id);
+    command.listener.result(this.#result(command, failure, command.cause ? 0 : leftover));
+  }
+
+  #result(command: RemoteCommand, failure: { error: string; runnerFailed: boolean } | undefined, leftover: number): SupervisorResult {
+    const cause = command.cause ?? null;
+    const enforcement = command.started?.enforcement ?? 'none';
+    if (command.ended) return { kind: 'ended', ...command.ended, cause, enforcement, leftover };
+    if (cause && !command.failure) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
+    return { kind: 'failed', ...failure! };
+  }
+
+  /** The channel ended: every command in flight fails with the host's line, its processes there end with their
+   * lifelines (the runner drops them all when its stdin ends). */
+  #lose(): void {
+    this.#lost = true;
+    for (const [id, command] of this.#commands) this.#fail(id, command, this.#lostText());
+  }
+
+  #fail(id: number, command: RemoteCommand, error: string): void {
+    if (!command.failure && !command.ended) command.failure = { error, runnerFailed: false };
+    command.cause = undefined;
+    this.#commands.delete(id);
+    command.listener.spawned(null);
+    void this.#settle(id, command, 0).then(() => command.listener.gone());
+  }
+}

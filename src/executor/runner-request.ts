@@ -1,0 +1,81 @@
+// What a runner is sent and what it says back, wherever it runs (a local fork server's child, or
+// `shellring-runner --stdio` on another host): the request frame, how a command reaches bash, and the status words.
+import { constants } from 'node:os';
+import { getSystemErrorMap } from 'node:util';
+import { MAX_COMMAND_BYTES } from '../contract/index.js';
+
+/** What one command asks its runner: sent on the status socket right after its descriptors. */
+export interface RunnerRequest {
+  cwd: string;
+  args: string[];
+  env: Record<string, string>;
+  stdin?: string;
+}
+
+/** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields, stdin last. */
+export function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
+  const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
+  if (fields.some((field) => field.includes('\0'))) throw new Error('spawn: an argument contains a NUL byte');
+  const body = Buffer.concat([
+    Buffer.from(fields.map((field) => `${field}\0`).join('')),
+    stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)]),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(body.length);
+  return Buffer.concat([length, body]);
+}
+
+/** Reads the whole script from stdin (re-opened, from its start), then runs it with stdin on /dev/null. */
+const FROM_STDIN = 'eval "$(</dev/stdin)" </dev/null';
+
+/** How a command reaches bash: as its own argument (`bash -c <command>`), or, past the kernel's one-argument limit
+ * (MAX_ARG_STRLEN), on bash's stdin, which the runner serves from a memory file, while the command itself reads
+ * /dev/null as any other does. */
+export function bashArguments(command: string, stdin: string | undefined): { args: string[]; stdin: string | undefined } {
+  // The executor refuses a long command that comes with stdin of its own, so stdin is free here.
+  if (stdin === undefined && Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return { args: ['-c', FROM_STDIN], stdin: command };
+  return { args: ['-c', command], stdin };
+}
+
+/** A runner's status line (fd 3, or a `T` frame of `--stdio`) as an event. */
+export type RunnerEvent =
+  /** The fork server's child says its pid before anything else. */
+  | { type: 'runner'; pid: number }
+  | { type: 'started'; pid: number; enforcement: string }
+  | { type: 'exit'; code: number }
+  | { type: 'signal'; signal: string }
+  | { type: 'error'; message: string }
+  /** The working directory could not be entered: errno of chdir(2). */
+  | { type: 'workdir'; errno: number }
+  | { type: 'eof' };
+
+/** One status line (without its newline) as an event. */
+export function parse(line: string): RunnerEvent {
+  const space = line.indexOf(' ');
+  const word = space < 0 ? line : line.slice(0, space);
+  const rest = space < 0 ? '' : line.slice(space + 1);
+  if (word === 'started') {
+    const [pid, enforcement = 'none'] = rest.split(' ');
+    return { type: 'started', pid: Number(pid), enforcement };
+  }
+  if (word === 'workdir') return { type: 'workdir', errno: Number(rest) };
+  if (word === 'runner') return { type: 'runner', pid: Number(rest) };
+  if (word === 'exit') return { type: 'exit', code: Number(rest) };
+  if (word === 'signal') return { type: 'signal', signal: signalName(Number(rest)) };
+  return { type: 'error', message: rest || line };
+}
+
+const SIGNALS: Record<number, string> = Object.fromEntries(
+  Object.entries(constants.signals).map(([name, number]) => [number, name]),
+);
+
+function signalName(number: number): string {
+  return SIGNALS[number] ?? `SIG${number}`;
+}
+
+/** chdir(2)'s errno worded as Node words a failed chdir: `ENOENT: no such file or directory, chdir '<dir>'`. */
+export function chdirFailure(errno: number, dir: string): string {
+  const [name, message] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'cannot enter the directory'];
+  return `${name}: ${message}, chdir '${dir}'`;
+}
