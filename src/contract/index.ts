@@ -9,7 +9,7 @@ export { bashDescription, type DescriptionOptions } from './bash-description.js'
 export { bashParamDocs, jobToolDocs } from './tool-docs.js';
 export { renderForeground, type ForegroundFacts, type RenderedStream, type SandboxFacts } from './render-foreground.js';
 export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './render-job.js';
-export { parseExitStatus, type ExitStatus } from './exit-status.js';
+export { foregroundExit, parseExitStatus, type ExitStatus } from './exit-status.js';
 export { environmentTexts } from './environment-texts.js';
 export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } from './sandbox-context.js';
 export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';
