@@ -16,7 +16,12 @@ import type {
 } from './types.js';
 
 const DEFAULT_OBSERVE = 64 * 1024;
-/** How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them). */
+/**
+ * How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them).
+ * The one fact still read from output, because only the kernel knows it: the confinement refuses a system call of
+ * the command itself, which neither the runner nor the supervisor sees. Everything the runner knows (its own
+ * failure, the workdir it could not enter, what it enforces) comes as a field of its status instead.
+ */
 const DENIAL = /Permission denied|Operation not permitted|Read-only file system/;
 
 export class StartedCommand implements ProcessHandle {

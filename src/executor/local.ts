@@ -127,6 +127,7 @@ export class LocalExecutor implements Executor {
         ...handle.streams(),
         ...(sandbox ? { sandbox } : {}),
         ...(outcome.leftover ? { leftover: outcome.leftover } : {}),
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       };
     } finally {
       spec.signal?.removeEventListener('abort', onAbort);

@@ -66,6 +66,8 @@ export interface RunResult {
   sandbox?: SandboxFacts;
   /** Processes the command left running (absent when none); they end on their own or when the session closes. */
   leftover?: number;
+  /** The runner's own failure (confinement or exec, with `sandbox.runnerFailed`): the command did not run. */
+  error?: string;
 }
 
 export type ProcessStatus = 'running' | 'exited' | 'killed';

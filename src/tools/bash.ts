@@ -337,7 +337,7 @@ export class BashTool {
     const result = await this.#deps.executor.run({ ...spec, signal: context.signal });
     if (result.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
     if (result.sandbox?.runnerFailed) {
-      throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
+      throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.error}\n${markers.runnerFailed(result.sandbox.mode)}`);
     }
     // No job can hold what the command left running here: it ends on its own or with the session.
     const { leftover, ...rest } = result;
