@@ -29,7 +29,10 @@ export default function attach({ port }: AttachTask): Promise<void> {
   function start(id: number, task: Extract<HostRequest, { type: 'start' }>['task']): void {
     let server = servers.get(task.runnerPath);
     if (!server) servers.set(task.runnerPath, (server = new ForkServer(task.runnerPath)));
-    const run = new Supervised(task, server, (finding) => send({ type: 'waiting', id, finding }));
+    const run = new Supervised(task, server, {
+      waiting: (finding) => send({ type: 'waiting', id, finding }),
+      deadline: () => send({ type: 'deadline', id }),
+    });
     running.set(id, run);
     const control = run.control();
     const settled = run.settled.catch(

@@ -18,6 +18,14 @@ const STUCK_RUNNER_MS = 500;
 const SILENCE_MS = 3000;
 const LOOK_MS = 1000;
 
+/** What a supervised command tells its host while it runs. */
+export interface SupervisedEvents {
+  /** What the silent command waits for, at each change of finding (null: no longer known to wait). */
+  waiting?: (finding: WaitingFinding | null) => void;
+  /** The deadline passed with bash still running, under `atTimeout: 'report'`. */
+  deadline?: () => void;
+}
+
 export class Supervised {
   readonly settled: Promise<SupervisorResult>;
   #task: SupervisorTask;
@@ -35,11 +43,13 @@ export class Supervised {
   #server: ForkServer;
 
   readonly #onWaiting: (finding: WaitingFinding | null) => void;
+  readonly #onDeadline: () => void;
 
-  constructor(task: SupervisorTask, server: ForkServer, onWaiting: (finding: WaitingFinding | null) => void = () => {}) {
+  constructor(task: SupervisorTask, server: ForkServer, events: SupervisedEvents = {}) {
     this.#task = task;
     this.#server = server;
-    this.#onWaiting = onWaiting;
+    this.#onWaiting = events.waiting ?? (() => {});
+    this.#onDeadline = events.deadline ?? (() => {});
     let resolveSpawned!: (value: LiveCommand | null) => void;
     this.#spawned = new Promise((resolve) => (resolveSpawned = resolve));
     let resolveExited!: () => void;
@@ -121,8 +131,8 @@ export class Supervised {
     onSpawned({ pgid: started.pid, runnerPid });
     if (this.#cause) this.#signalGroup();
 
-    const timer =
-      this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
+    // The one place the deadline is kept: it kills here, or is reported for the caller to move the command on.
+    const timer = setTimeout(() => (this.#task.atTimeout === 'kill' ? this.#kill('timeout') : this.#onDeadline()), this.#task.timeoutMs);
     const watch = this.#watchSilence(runnerPid);
     const ended: RunnerEvent = await status.next();
     unwatch?.();

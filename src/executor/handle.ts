@@ -31,6 +31,7 @@ export class StartedCommand implements ProcessHandle {
   readonly stderr: ObservedReader;
   /** Settles when nothing of the command is left: its runner has exited, or it never started. */
   readonly gone: Promise<void>;
+  readonly deadline: Promise<void>;
   #status: ProcessStatus = 'running';
   #exitCode: number | null = null;
   #signal: string | null = null;
@@ -44,6 +45,7 @@ export class StartedCommand implements ProcessHandle {
   #released = false;
   #settle!: (outcome: ProcessOutcome) => void;
   #markGone!: () => void;
+  #markDeadline!: () => void;
 
   #sandbox: SandboxSpec | undefined;
   #outcome: ProcessOutcome | undefined;
@@ -61,6 +63,7 @@ export class StartedCommand implements ProcessHandle {
     this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDERR, from, max) };
     this.done = new Promise<ProcessOutcome>((resolve) => (this.#settle = resolve)).then((outcome) => (this.#outcome = outcome));
     this.gone = new Promise<void>((resolve) => (this.#markGone = resolve));
+    this.deadline = new Promise<void>((resolve) => (this.#markDeadline = resolve));
   }
 
   /** What the silent command waits for, as its supervisor last found it. */
@@ -87,6 +90,7 @@ export class StartedCommand implements ProcessHandle {
     });
     this.#sandbox = sandbox;
     void launch.gone.then(this.#markGone);
+    void launch.deadline.then(this.#markDeadline);
     void this.#follow(launch).then(this.#settle);
   }
 

@@ -12,6 +12,8 @@ export interface LaunchListener {
   gone(): void;
   /** What the silent command waits for, as the supervisor last found it (null: not known to wait). */
   waiting(finding: WaitingFinding | null): void;
+  /** The command reached its deadline still running (reported, not killed). */
+  deadline(): void;
   /** The worker died with the command in it. */
   crashed(error: string): void;
 }
@@ -43,6 +45,7 @@ class Host {
       if (event.type === 'spawned') entry.listener.spawned(event.live);
       else if (event.type === 'result') entry.listener.result(event.result);
       else if (event.type === 'waiting') entry.listener.waiting(event.finding);
+      else if (event.type === 'deadline') entry.listener.deadline();
       else this.#forget(event.id).listener.gone();
     });
     // The worker ended (crashed or terminated): its port closes with it.
@@ -124,6 +127,7 @@ export class SupervisorHosts {
         spawned: listener.spawned,
         result: listener.result,
         waiting: listener.waiting,
+        deadline: listener.deadline,
         gone: () => (forget(), listener.gone()),
         crashed: (error) => (forget(), listener.crashed(error)),
       },

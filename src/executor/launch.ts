@@ -11,6 +11,8 @@ export class Launch {
   readonly result: Promise<LaunchResult>;
   /** Settles when the runner and every descendant it reaped have ended (or the worker is gone). */
   readonly gone: Promise<void>;
+  /** Settles when the command reaches its deadline still running, under `atTimeout: 'report'`; else never. */
+  readonly deadline: Promise<void>;
   #control: { kill(cause: KillCause): void; release(): void };
   #live: LiveCommand | undefined;
   #untrack: (() => void) | undefined;
@@ -21,8 +23,10 @@ export class Launch {
   constructor(hosts: SupervisorHosts, task: SupervisorTask) {
     let settle!: (result: LaunchResult) => void;
     let markGone!: () => void;
+    let markDeadline!: () => void;
     this.result = new Promise((resolve) => (settle = resolve));
     this.gone = new Promise((resolve) => (markGone = resolve));
+    this.deadline = new Promise((resolve) => (markDeadline = resolve));
     const end = () => {
       this.#ended = true;
       this.#untrack?.();
@@ -40,6 +44,7 @@ export class Launch {
       },
       gone: end,
       waiting: (finding) => this.#setWaiting(finding ?? undefined),
+      deadline: () => markDeadline(),
       crashed: (error) => {
         // The worker is gone; its runner lost the lifeline (or its parent) and kills the command.
         settle({ kind: 'crashed', error });

@@ -9,6 +9,7 @@ import { EnvFilter } from '../env/policy.js';
 import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
+import type { AtTimeout } from './protocol.js';
 import { SupervisorHosts } from './hosts.js';
 import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
@@ -108,7 +109,7 @@ export class LocalExecutor implements Executor {
   /** Resolves on exit, timeout or abort; rejects only when the command could not run at all. */
   async run(spec: ExecSpec): Promise<RunResult> {
     if (spec.signal?.aborted) return abortedBeforeStart(spec.timeoutMs);
-    const handle = this.#launch(spec, spec.timeoutMs, false);
+    const handle = this.#launch(spec, 'kill', false);
     const onAbort = () => handle.abort();
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -135,13 +136,14 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  /** Starts a command with no deadline and returns its handle at once; never throws for a spawn failure. */
+  /** Starts a command and returns its handle at once; its deadline is reported, not enforced. Never throws for a
+   * spawn failure. */
   start(spec: ExecSpec, options: { ring?: boolean } = {}): ProcessHandle {
-    return this.#launch(spec, null, options.ring ?? false);
+    return this.#launch(spec, 'report', options.ring ?? false);
   }
 
   /**
-   * Starts, with no deadline, a command whose spec is still being prepared (a sandbox probe, say): the handle and
+   * Starts, as `start` does, a command whose spec is still being prepared (a sandbox probe, say): the handle and
    * its capture exist at once, with the configured output caps and `sessionId`'s spill place, and the command
    * starts when `spec` resolves. A preparation that rejects settles the handle as failed with its message; a kill
    * first settles it as killed, and nothing is started for it.
@@ -160,7 +162,7 @@ export class LocalExecutor implements Executor {
     void spec.then(
       (ready) => {
         this.#preparing.delete(handle);
-        if (handle.waiting) this.#begin(handle, ready, null);
+        if (handle.waiting) this.#begin(handle, ready, 'report');
       },
       (error: unknown) => {
         this.#preparing.delete(handle);
@@ -209,10 +211,10 @@ export class LocalExecutor implements Executor {
     return this.#hosts.threads;
   }
 
-  #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): StartedCommand {
+  #launch(spec: ExecSpec, atTimeout: AtTimeout, ring: boolean): StartedCommand {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
     const handle = this.#open(spec, ring);
-    this.#begin(handle, spec, timeoutMs);
+    this.#begin(handle, spec, atTimeout);
     return handle;
   }
 
@@ -243,7 +245,7 @@ export class LocalExecutor implements Executor {
   }
 
   /** Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. */
-  #begin(handle: StartedCommand, spec: ExecSpec, timeoutMs: number | null): void {
+  #begin(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout): void {
     // A command whose preparation outlived the executor: close() has ended every handle still preparing.
     if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
     const launch = new Launch(this.#hosts, {
@@ -252,7 +254,8 @@ export class LocalExecutor implements Executor {
       cwd: spec.workdir,
       env: spec.env,
       stdin: spec.stdin,
-      timeoutMs,
+      timeoutMs: spec.timeoutMs,
+      atTimeout,
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,

@@ -7,14 +7,18 @@ export const RUNNER_UNAVAILABLE = 'sandbox unavailable: ';
 
 export type KillCause = 'timeout' | 'abort' | 'kill';
 
+/** What the supervisor does when a command reaches its `timeoutMs`: kill it, or only say so (the caller decides). */
+export type AtTimeout = 'kill' | 'report';
+
 export interface SupervisorTask {
   captureId: number;
   command: string;
   cwd: string;
   env: Record<string, string>;
   stdin?: string;
-  /** null: no deadline (background processes). */
-  timeoutMs: number | null;
+  /** The command's one deadline, counted by the supervisor from the start of bash. */
+  timeoutMs: number;
+  atTimeout: AtTimeout;
   graceMs: number;
   drainMs: number;
   runnerPath: string;
@@ -64,5 +68,7 @@ export type HostEvent =
   | { type: 'result'; id: number; result: SupervisorResult }
   /** What the silent command waits for (null: no longer known to wait), as the supervisor last found it. */
   | { type: 'waiting'; id: number; finding: WaitingFinding | null }
+  /** The command reached its deadline still running, and `atTimeout` said to report it, not kill it. */
+  | { type: 'deadline'; id: number }
   /** The runner and every descendant it reaped have ended: nothing of this command is left. */
   | { type: 'gone'; id: number };

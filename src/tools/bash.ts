@@ -281,7 +281,7 @@ export class BashTool {
       foreground: true,
     });
     const started = Date.now();
-    const ended = await waitFor(handle, spec.timeoutMs, context.signal);
+    const ended = await waitFor(handle, context.signal);
     if (ended === 'aborted') {
       jobs.kill(job.id, bashToolErrors.aborted, 'teardown');
       await handle.done;
@@ -363,10 +363,11 @@ function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean)
   });
 }
 
-/** `waiting`: every process waits for input that can never come, so the timeout need not be waited out. */
-function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted' | 'waiting'> {
+/** `timeout`: the handle's deadline (its spec's timeoutMs, kept by the executor). `waiting`: every process waits for
+ * input that can never come, so the timeout need not be waited out. */
+function waitFor(handle: ProcessHandle, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted' | 'waiting'> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => finish('timeout'), timeoutMs);
+    void handle.deadline.then(() => finish('timeout'));
     const onAbort = () => finish('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
     const unwatch = handle.onWaiting((finding) => {
@@ -374,7 +375,6 @@ function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal)
     });
     void handle.done.then(() => finish('done'));
     function finish(how: 'done' | 'timeout' | 'aborted' | 'waiting') {
-      clearTimeout(timer);
       unwatch();
       signal?.removeEventListener('abort', onAbort);
       resolve(how);
