@@ -34,6 +34,8 @@ export class Supervised {
   #bashEnded = false;
   #graceTimer: NodeJS.Timeout | undefined;
   #stuckTimer: NodeJS.Timeout | undefined;
+  /** The sweep after `end()`, apart from the kill's own: nothing the command reports may cancel it. */
+  #endTimer: NodeJS.Timeout | undefined;
   /** Set while the runner lives (not yet reaped), so its pid names no other process. */
   #runnerPid: number | undefined;
   #spawned: Promise<LiveCommand | null>;
@@ -67,6 +69,24 @@ export class Supervised {
 
   release(): void {
     this.#release();
+  }
+
+  /**
+   * Ends the command at once, whatever it does (its session or the executor closes): KILL to its group, the runner
+   * woken (a command may have stopped it) and told to go, the lifeline dropped so the runner kills every other
+   * descendant; a runner still there after STUCK_RUNNER_MS is stopped again or wedged, and its tree is swept here.
+   */
+  end(): void {
+    const runner = this.#runnerPid;
+    if (runner === undefined) return this.#release();
+    const pgid = this.#pgid;
+    if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+    signal(runner, 'SIGCONT');
+    signal(runner, 'SIGTERM');
+    this.#release();
+    this.#endTimer ??= setTimeout(() => {
+      if (this.#runnerPid !== undefined) void sweep(this.#runnerPid, pgid);
+    }, STUCK_RUNNER_MS);
   }
 
   async #start(

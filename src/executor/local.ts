@@ -11,8 +11,6 @@ import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } fr
 import { Launch } from './launch.js';
 import type { AtTimeout } from './protocol.js';
 import { SupervisorHosts } from './hosts.js';
-import { killNow } from './live-groups.js';
-import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SandboxHost, SpillRead } from './types.js';
@@ -21,8 +19,9 @@ import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
 
-/** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
-const RUNNER_EXIT_MS = 500;
+/** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
+ * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */
+const END_WAIT_MS = 1500;
 
 export class LocalExecutor implements Executor {
   readonly config: ExecutorConfig;
@@ -273,14 +272,9 @@ export class LocalExecutor implements Executor {
     handle.launch(launch, spec.sandbox);
   }
 
+  /** The supervisors end the commands: every signal and sweep is theirs, none is sent from this thread. */
   async #end(launches: Launch[]): Promise<void> {
-    // Synchronous kills first, so nothing keeps running while the lifelines are dropped.
-    killNow(launches.flatMap((launch) => (launch.live ? [launch.live] : [])));
-    const released = Promise.all(launches.map((launch) => launch.release()));
-    if (await within(released, RUNNER_EXIT_MS)) return;
-    // A runner that has not ended by now is stopped again or wedged: sweep its tree from here.
-    await Promise.all(launches.flatMap((launch) => (launch.live ? [sweep(launch.live.runnerPid, launch.live.pgid)] : [])));
-    await within(released, RUNNER_EXIT_MS);
+    await within(Promise.all(launches.map((launch) => launch.end())), END_WAIT_MS);
   }
 }
 

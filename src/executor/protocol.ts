@@ -56,14 +56,14 @@ export type HostRequest =
   | { type: 'kill'; id: number; cause: KillCause }
   /** Drops the lifeline: the runner kills every descendant left and exits. */
   | { type: 'release'; id: number }
+  /** Ends the command at once (its session or the executor closes): KILL, the lifeline dropped, a sweep if need be. */
+  | { type: 'end'; id: number }
   /** Every host of the pool is attached: the attach task may return. */
   | { type: 'go' };
 
 /** Worker host → main thread. */
 export type HostEvent =
   | { type: 'ready' }
-  /** bash runs (`live`), or it never started (null). */
-  | { type: 'spawned'; id: number; live: LiveCommand | null }
   /** bash has ended and its output drained, or the command failed to start. */
   | { type: 'result'; id: number; result: SupervisorResult }
   /** What the silent command waits for (null: no longer known to wait), as the supervisor last found it. */
