@@ -80,7 +80,8 @@ export class Supervised {
     const runner = this.#runnerPid;
     if (runner === undefined) return this.#release();
     const pgid = this.#pgid;
-    if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+    // At once, no grace: what a closing session ran may not outlive its close.
+    if (pgid !== undefined) signal(-pgid, 'SIGKILL');
     signal(runner, 'SIGCONT');
     signal(runner, 'SIGTERM');
     this.#release();
