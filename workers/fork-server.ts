@@ -6,6 +6,7 @@ import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadBinding } from '../src/native/loader.js';
+import { supervisionErrors } from '../src/contract/index.js';
 import { signal } from '../src/executor/sweep.js';
 
 const binding = loadBinding();
@@ -72,7 +73,7 @@ export class ForkServer {
       }
       // Gone, or stuck for too long: the next request goes to a new server (the old one's queue fails to start).
       this.#drop(server);
-      if (replaced) throw new Error(`shellring-runner --serve: ${errnoName(errno)}`);
+      if (replaced) throw new Error(supervisionErrors.forkServer(errnoName(errno)));
       replaced = true;
       waitingSince = undefined;
     }
@@ -116,7 +117,7 @@ export class ForkServer {
 function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
   const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
   const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
-  if (fields.some((field) => field.includes('\0'))) throw new Error('spawn: an argument contains a NUL byte');
+  if (fields.some((field) => field.includes('\0'))) throw new Error(supervisionErrors.nulArgument);
   const body = Buffer.concat([
     Buffer.from(fields.map((field) => `${field}\0`).join('')),
     stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)]),

@@ -2,6 +2,7 @@
 // once); output goes straight into native captures.
 import type { Socket } from 'node:net';
 import { getSystemErrorMap } from 'node:util';
+import { supervisionErrors } from '../src/contract/index.js';
 import { loadBinding } from '../src/native/loader.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
@@ -142,7 +143,7 @@ export class Supervised {
           ? chdirFailure(started.errno, cwd)
           : started.type === 'error'
             ? started.message
-            : 'shellring-runner could not be started';
+            : supervisionErrors.runnerNotStarted;
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
@@ -176,7 +177,7 @@ export class Supervised {
     if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement, leftover };
     // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.
     if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
-    return { kind: 'failed', error: 'shellring-runner ended without reporting the command status', runnerFailed: true };
+    return { kind: 'failed', error: supervisionErrors.runnerSilent, runnerFailed: true };
   }
 
   /**
@@ -271,6 +272,6 @@ function signalGroup(pgid: number, name: NodeJS.Signals): void {
 
 /** chdir(2)'s errno worded as Node words a failed chdir: `ENOENT: no such file or directory, chdir '<dir>'`. */
 function chdirFailure(errno: number, dir: string): string {
-  const [name, message] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'cannot enter the directory'];
-  return `${name}: ${message}, chdir '${dir}'`;
+  const [name, message] = getSystemErrorMap().get(-errno) ?? supervisionErrors.chdirUnknown(errno);
+  return supervisionErrors.chdir(name, message, dir);
 }

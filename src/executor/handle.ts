@@ -1,6 +1,6 @@
 // A started command as callers see it: live status, exit facts, observer readers, and a `done` that never rejects.
 import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.js';
-import { executorErrors } from '../contract/index.js';
+import { executorErrors, supervisionErrors } from '../contract/index.js';
 import { RUNNER_UNAVAILABLE, type KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult, type SpillContext } from './stream-result.js';
@@ -202,7 +202,7 @@ export class StartedCommand implements ProcessHandle {
     if (result.kind === 'crashed') {
       // The worker is gone; its runner lost the lifeline and killed the command, so the pipes end soon.
       this.#capture.finish(this.captureId);
-      return this.#fail(`the supervisor worker stopped while running the command: ${result.error}`);
+      return this.#fail(supervisionErrors.workerStopped(result.error));
     }
     // A read policy this host cannot enforce: the same refusal as when no backend works at all.
     if (result.runnerFailed && this.#sandbox && result.error.startsWith(RUNNER_UNAVAILABLE)) {
