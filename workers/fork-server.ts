@@ -7,6 +7,7 @@ import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadBinding } from '../src/native/loader.js';
+import { supervisionErrors } from '../src/contract/index.js';
 import { signal } from '../src/executor/sweep.js';
 import { encode, type RunnerRequest } from '../src/executor/runner-request.js';
 
@@ -70,7 +71,7 @@ export class ForkServer {
       }
       // Gone, or stuck for too long: the next request goes to a new server (the old one's queue fails to start).
       this.#drop(server);
-      if (replaced) throw new Error(`shellring-runner --serve: ${errnoName(errno)}`);
+      if (replaced) throw new Error(supervisionErrors.forkServer(errnoName(errno)));
       replaced = true;
       waitingSince = undefined;
     }

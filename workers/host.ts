@@ -19,6 +19,8 @@ export default function attach({ port }: AttachTask): Promise<void> {
           return running.get(request.id)?.kill(request.cause);
         case 'release':
           return running.get(request.id)?.release();
+        case 'end':
+          return running.get(request.id)?.end();
         case 'go':
           return resolve();
       }
@@ -29,20 +31,19 @@ export default function attach({ port }: AttachTask): Promise<void> {
   function start(id: number, task: Extract<HostRequest, { type: 'start' }>['task']): void {
     let server = servers.get(task.runnerPath);
     if (!server) servers.set(task.runnerPath, (server = new ForkServer(task.runnerPath)));
-    const run = new Supervised(task, server, (finding) => send({ type: 'waiting', id, finding }));
+    const run = new Supervised(task, server, {
+      waiting: (finding) => send({ type: 'waiting', id, finding }),
+      deadline: () => send({ type: 'deadline', id }),
+    });
     running.set(id, run);
     const control = run.control();
     const settled = run.settled.catch(
       (error: unknown): SupervisorResult => ({ kind: 'failed', error: message(error), runnerFailed: false }),
     );
-    const spawned = control.spawned().then((live) => {
-      send({ type: 'spawned', id, live });
-      return live;
-    });
     const reported = settled.then((result) => send({ type: 'result', id, result }));
     // Gone comes last (the main thread forgets the command on it): after the result, and after the runner exited
     // when bash ran.
-    const runnerGone = spawned.then((live) => (live ? control.runnerExited() : undefined));
+    const runnerGone = control.spawned().then((live) => (live ? control.runnerExited() : undefined));
     void Promise.all([reported, runnerGone]).then(() => {
       running.delete(id);
       send({ type: 'gone', id });

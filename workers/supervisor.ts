@@ -2,6 +2,7 @@
 // once); output goes straight into native captures.
 import type { Socket } from 'node:net';
 import { loadBinding } from '../src/native/loader.js';
+import { supervisionErrors } from '../src/contract/index.js';
 import type { ForkServer } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
@@ -17,6 +18,14 @@ const STUCK_RUNNER_MS = 500;
 const SILENCE_MS = 3000;
 const LOOK_MS = 1000;
 
+/** What a supervised command tells its host while it runs. */
+export interface SupervisedEvents {
+  /** What the silent command waits for, at each change of finding (null: no longer known to wait). */
+  waiting?: (finding: WaitingFinding | null) => void;
+  /** The deadline passed with bash still running, under `atTimeout: 'report'`. */
+  deadline?: () => void;
+}
+
 export class Supervised {
   readonly settled: Promise<SupervisorResult>;
   #task: SupervisorTask;
@@ -25,6 +34,8 @@ export class Supervised {
   #bashEnded = false;
   #graceTimer: NodeJS.Timeout | undefined;
   #stuckTimer: NodeJS.Timeout | undefined;
+  /** The sweep after `end()`, apart from the kill's own: nothing the command reports may cancel it. */
+  #endTimer: NodeJS.Timeout | undefined;
   /** Set while the runner lives (not yet reaped), so its pid names no other process. */
   #runnerPid: number | undefined;
   #spawned: Promise<LiveCommand | null>;
@@ -37,11 +48,13 @@ export class Supervised {
   #outputEnded = false;
 
   readonly #onWaiting: (finding: WaitingFinding | null) => void;
+  readonly #onDeadline: () => void;
 
-  constructor(task: SupervisorTask, server: ForkServer, onWaiting: (finding: WaitingFinding | null) => void = () => {}) {
+  constructor(task: SupervisorTask, server: ForkServer, events: SupervisedEvents = {}) {
     this.#task = task;
     this.#server = server;
-    this.#onWaiting = onWaiting;
+    this.#onWaiting = events.waiting ?? (() => {});
+    this.#onDeadline = events.deadline ?? (() => {});
     let resolveSpawned!: (value: LiveCommand | null) => void;
     this.#spawned = new Promise((resolve) => (resolveSpawned = resolve));
     let resolveExited!: () => void;
@@ -59,6 +72,25 @@ export class Supervised {
 
   release(): void {
     this.#release();
+  }
+
+  /**
+   * Ends the command at once, whatever it does (its session or the executor closes): KILL to its group, the runner
+   * woken (a command may have stopped it) and told to go, the lifeline dropped so the runner kills every other
+   * descendant; a runner still there after STUCK_RUNNER_MS is stopped again or wedged, and its tree is swept here.
+   */
+  end(): void {
+    const runner = this.#runnerPid;
+    if (runner === undefined) return this.#release();
+    const pgid = this.#pgid;
+    // At once, no grace: what a closing session ran may not outlive its close.
+    if (pgid !== undefined) signal(-pgid, 'SIGKILL');
+    signal(runner, 'SIGCONT');
+    signal(runner, 'SIGTERM');
+    this.#release();
+    this.#endTimer ??= setTimeout(() => {
+      if (this.#runnerPid !== undefined) void sweep(this.#runnerPid, pgid);
+    }, STUCK_RUNNER_MS);
   }
 
   async #start(
@@ -117,7 +149,7 @@ export class Supervised {
           ? chdirFailure(started.errno, cwd)
           : started.type === 'error'
             ? started.message
-            : 'shellring-runner could not be started';
+            : supervisionErrors.runnerNotStarted;
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
@@ -127,8 +159,8 @@ export class Supervised {
     onSpawned({ pgid: started.pid, runnerPid });
     if (this.#cause) this.#signalGroup();
 
-    const timer =
-      this.#task.timeoutMs === null ? undefined : setTimeout(() => this.#kill('timeout'), this.#task.timeoutMs);
+    // The one place the deadline is kept: it kills here, or is reported for the caller to move the command on.
+    const timer = setTimeout(() => (this.#task.atTimeout === 'kill' ? this.#kill('timeout') : this.#onDeadline()), this.#task.timeoutMs);
     const watch = this.#watchSilence(runnerPid);
     const ended: RunnerEvent = await status.next();
     unwatch?.();
@@ -151,7 +183,7 @@ export class Supervised {
     if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement, leftover };
     // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.
     if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
-    return { kind: 'failed', error: 'shellring-runner ended without reporting the command status', runnerFailed: true };
+    return { kind: 'failed', error: supervisionErrors.runnerSilent, runnerFailed: true };
   }
 
   /**

@@ -28,6 +28,10 @@ export const executorErrors = {
   noSandboxHost: 'sandbox is configured, but this executor runs commands on other hosts, where this host\'s sandbox cannot confine them',
 };
 
+export const runtimeErrors = {
+  closed: 'the runtime is closed',
+};
+
 /** Longest session id, in characters: it travels in every command's environment (DSH_SESSION_ID). */
 export const MAX_SESSION_ID_CHARS = 256;
 
@@ -44,6 +48,9 @@ export const sessionErrors = {
   unknownRestriction: (name: unknown) =>
     `invalid session tools: unknown tool ${shownJson(name)} (shellring's tools are bash, job_output, job_list, job_kill)`,
   unknownTool: (name: unknown) => `unknown tool ${shownJson(name)}`,
+  approvalChannel: 'invalid approval channel: expected a function or undefined',
+  noSandbox: 'this runtime has no sandbox; create it with the `sandbox` option',
+  sandboxMode: (mode: unknown, modes: readonly string[]) => `invalid sandbox mode ${JSON.stringify(mode)}: expected one of ${modes.join(', ')}`,
   toolName: (value: unknown) =>
     `invalid tool name: expected a string naming one of this session's tools (see tools/list), got ${shownJson(value)}`,
 };

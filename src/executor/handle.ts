@@ -1,6 +1,6 @@
 // A started command as callers see it: live status, exit facts, observer readers, and a `done` that never rejects.
 import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.js';
-import { executorErrors } from '../contract/index.js';
+import { executorErrors, supervisionErrors } from '../contract/index.js';
 import { RUNNER_UNAVAILABLE, type KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult, type SpillContext } from './stream-result.js';
@@ -16,7 +16,12 @@ import type {
 } from './types.js';
 
 const DEFAULT_OBSERVE = 64 * 1024;
-/** How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them). */
+/**
+ * How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them).
+ * The one fact still read from output, because only the kernel knows it: the confinement refuses a system call of
+ * the command itself, which neither the runner nor the supervisor sees. Everything the runner knows (its own
+ * failure, the workdir it could not enter, what it enforces) comes as a field of its status instead.
+ */
 const DENIAL = /Permission denied|Operation not permitted|Read-only file system/;
 
 export class StartedCommand implements ProcessHandle {
@@ -26,6 +31,7 @@ export class StartedCommand implements ProcessHandle {
   readonly stderr: ObservedReader;
   /** Settles when nothing of the command is left: its runner has exited, or it never started. */
   readonly gone: Promise<void>;
+  readonly deadline: Promise<void>;
   #status: ProcessStatus = 'running';
   #exitCode: number | null = null;
   #signal: string | null = null;
@@ -39,6 +45,7 @@ export class StartedCommand implements ProcessHandle {
   #released = false;
   #settle!: (outcome: ProcessOutcome) => void;
   #markGone!: () => void;
+  #markDeadline!: () => void;
 
   #sandbox: SandboxSpec | undefined;
   #outcome: ProcessOutcome | undefined;
@@ -56,6 +63,7 @@ export class StartedCommand implements ProcessHandle {
     this.stderr = { read: (from, max = DEFAULT_OBSERVE) => capture.observe(captureId, STDERR, from, max) };
     this.done = new Promise<ProcessOutcome>((resolve) => (this.#settle = resolve)).then((outcome) => (this.#outcome = outcome));
     this.gone = new Promise<void>((resolve) => (this.#markGone = resolve));
+    this.deadline = new Promise<void>((resolve) => (this.#markDeadline = resolve));
   }
 
   /** What the silent command waits for, as its supervisor last found it. */
@@ -82,6 +90,7 @@ export class StartedCommand implements ProcessHandle {
     });
     this.#sandbox = sandbox;
     void launch.gone.then(this.#markGone);
+    void launch.deadline.then(this.#markDeadline);
     void this.#follow(launch).then(this.#settle);
   }
 
@@ -193,7 +202,7 @@ export class StartedCommand implements ProcessHandle {
     if (result.kind === 'crashed') {
       // The worker is gone; its runner lost the lifeline and killed the command, so the pipes end soon.
       this.#capture.finish(this.captureId);
-      return this.#fail(`the supervisor worker stopped while running the command: ${result.error}`);
+      return this.#fail(supervisionErrors.workerStopped(result.error));
     }
     // A read policy this host cannot enforce: the same refusal as when no backend works at all.
     if (result.runnerFailed && this.#sandbox && result.error.startsWith(RUNNER_UNAVAILABLE)) {

@@ -2,18 +2,26 @@
 // once; a command goes to the host with the fewest live commands and starts at once (no queue, no per-worker cap).
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { HostEvent, HostRequest, KillCause, LiveCommand, SupervisorResult, SupervisorTask } from './protocol.js';
+import type { HostEvent, HostRequest, KillCause, SupervisorResult, SupervisorTask } from './protocol.js';
 import type { WaitingFinding } from './waiting.js';
 
 /** What a host tells one command's launch. */
 export interface LaunchListener {
-  spawned(live: LiveCommand | null): void;
   result(result: SupervisorResult): void;
   gone(): void;
   /** What the silent command waits for, as the supervisor last found it (null: not known to wait). */
   waiting(finding: WaitingFinding | null): void;
+  /** The command reached its deadline still running (reported, not killed). */
+  deadline(): void;
   /** The worker died with the command in it. */
   crashed(error: string): void;
+}
+
+/** What the main thread may ask of one command's supervisor; signals and sweeps are the supervisor's alone. */
+export interface LaunchControl {
+  kill(cause: KillCause): void;
+  release(): void;
+  end(): void;
 }
 
 /** Requests for one command, as the host that carries it. */
@@ -40,9 +48,9 @@ class Host {
       }
       const entry = this.entries.get(event.id);
       if (!entry) return;
-      if (event.type === 'spawned') entry.listener.spawned(event.live);
-      else if (event.type === 'result') entry.listener.result(event.result);
+      if (event.type === 'result') entry.listener.result(event.result);
       else if (event.type === 'waiting') entry.listener.waiting(event.finding);
+      else if (event.type === 'deadline') entry.listener.deadline();
       else this.#forget(event.id).listener.gone();
     });
     // The worker ended (crashed or terminated): its port closes with it.
@@ -116,14 +124,14 @@ export class SupervisorHosts {
   }
 
   /** Sends a command to the least-loaded host; it starts at once. */
-  start(task: SupervisorTask, listener: LaunchListener): { kill(cause: KillCause): void; release(): void } {
+  start(task: SupervisorTask, listener: LaunchListener): LaunchControl {
     const id = this.#nextId++;
     const forget = (): void => void this.#route.delete(id);
     const entry: Entry = {
       listener: {
-        spawned: listener.spawned,
         result: listener.result,
         waiting: listener.waiting,
+        deadline: listener.deadline,
         gone: () => (forget(), listener.gone()),
         crashed: (error) => (forget(), listener.crashed(error)),
       },
@@ -133,6 +141,7 @@ export class SupervisorHosts {
     return {
       kill: (cause) => this.#route.get(id)?.send(id, { type: 'kill', id, cause }),
       release: () => this.#route.get(id)?.send(id, { type: 'release', id }),
+      end: () => this.#route.get(id)?.send(id, { type: 'end', id }),
     };
   }
 

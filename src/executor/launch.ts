@@ -1,7 +1,6 @@
 // One command handed to a supervisor host: its result, its end, and its place among live commands.
-import type { LaunchListener, SupervisorHosts } from './hosts.js';
-import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from './protocol.js';
-import { track } from './live-groups.js';
+import type { LaunchControl, LaunchListener, SupervisorHosts } from './hosts.js';
+import type { KillCause, SupervisorResult, SupervisorTask } from './protocol.js';
 import type { WaitingFinding } from './waiting.js';
 
 /** What supervises commands: the worker threads here, or the SSH executor's hosts. */
@@ -14,9 +13,9 @@ export class Launch {
   readonly result: Promise<LaunchResult>;
   /** Settles when the runner and every descendant it reaped have ended (or the worker is gone). */
   readonly gone: Promise<void>;
-  #control: { kill(cause: KillCause): void; release(): void };
-  #live: LiveCommand | undefined;
-  #untrack: (() => void) | undefined;
+  /** Settles when the command reaches its deadline still running, under `atTimeout: 'report'`; else never. */
+  readonly deadline: Promise<void>;
+  #control: LaunchControl;
   #ended = false;
   #waiting: WaitingFinding | undefined;
   #onWaiting = new Set<(finding: WaitingFinding | undefined) => void>();
@@ -24,25 +23,22 @@ export class Launch {
   constructor(hosts: CommandHosts, task: SupervisorTask) {
     let settle!: (result: LaunchResult) => void;
     let markGone!: () => void;
+    let markDeadline!: () => void;
     this.result = new Promise((resolve) => (settle = resolve));
     this.gone = new Promise((resolve) => (markGone = resolve));
+    this.deadline = new Promise((resolve) => (markDeadline = resolve));
     const end = () => {
       this.#ended = true;
-      this.#untrack?.();
       markGone();
     };
     const listener: LaunchListener = {
-      spawned: (live) => {
-        if (!live || this.#ended) return;
-        this.#live = live;
-        this.#untrack = track(live);
-      },
       result: (result) => {
         this.#setWaiting(undefined);
         settle(result);
       },
       gone: end,
       waiting: (finding) => this.#setWaiting(finding ?? undefined),
+      deadline: () => markDeadline(),
       crashed: (error) => {
         // The worker is gone; its runner lost the lifeline (or its parent) and kills the command.
         settle({ kind: 'crashed', error });
@@ -62,6 +58,12 @@ export class Launch {
     await this.gone;
   }
 
+  /** Ends the command at once, by its supervisor. Resolves once nothing is left. */
+  async end(): Promise<void> {
+    if (!this.#ended) this.#control.end();
+    await this.gone;
+  }
+
   /** What the silent command waits for, as last found; undefined when not known to wait. */
   get waiting(): WaitingFinding | undefined {
     return this.#waiting;
@@ -76,10 +78,5 @@ export class Launch {
   #setWaiting(finding: WaitingFinding | undefined): void {
     this.#waiting = finding;
     for (const listener of this.#onWaiting) listener(finding);
-  }
-
-  /** The live process group and runner, while they run. */
-  get live(): LiveCommand | undefined {
-    return this.#ended ? undefined : this.#live;
   }
 }

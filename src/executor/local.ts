@@ -9,10 +9,9 @@ import { EnvFilter } from '../env/policy.js';
 import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { Launch } from './launch.js';
+import type { AtTimeout } from './protocol.js';
 import { SupervisorHosts } from './hosts.js';
 import type { CommandHosts } from './launch.js';
-import { killNow } from './live-groups.js';
-import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SandboxHost, SpillRead } from './types.js';
@@ -21,8 +20,9 @@ import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
 
-/** How long a killed command's runner may take to exit before the host sweeps its tree itself. */
-const RUNNER_EXIT_MS = 500;
+/** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
+ * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */
+const END_WAIT_MS = 1500;
 
 export class LocalExecutor implements Executor {
   readonly config: ExecutorConfig;
@@ -110,7 +110,7 @@ export class LocalExecutor implements Executor {
   /** Resolves on exit, timeout or abort; rejects only when the command could not run at all. */
   async run(spec: ExecSpec): Promise<RunResult> {
     if (spec.signal?.aborted) return abortedBeforeStart(spec.timeoutMs);
-    const handle = this.#launch(spec, spec.timeoutMs, false);
+    const handle = this.#launch(spec, 'kill', false);
     spec.onStart?.(handle);
     const onAbort = () => handle.abort();
     spec.signal?.addEventListener('abort', onAbort, { once: true });
@@ -130,6 +130,7 @@ export class LocalExecutor implements Executor {
         ...handle.streams(),
         ...(sandbox ? { sandbox } : {}),
         ...(outcome.leftover ? { leftover: outcome.leftover } : {}),
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       };
     } finally {
       spec.signal?.removeEventListener('abort', onAbort);
@@ -137,13 +138,14 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  /** Starts a command with no deadline and returns its handle at once; never throws for a spawn failure. */
+  /** Starts a command and returns its handle at once; its deadline is reported, not enforced. Never throws for a
+   * spawn failure. */
   start(spec: ExecSpec, options: { ring?: boolean } = {}): ProcessHandle {
-    return this.#launch(spec, null, options.ring ?? false);
+    return this.#launch(spec, 'report', options.ring ?? false);
   }
 
   /**
-   * Starts, with no deadline, a command whose spec is still being prepared (a sandbox probe, say): the handle and
+   * Starts, as `start` does, a command whose spec is still being prepared (a sandbox probe, say): the handle and
    * its capture exist at once, with the configured output caps and `sessionId`'s spill place, and the command
    * starts when `spec` resolves. A preparation that rejects settles the handle as failed with its message; a kill
    * first settles it as killed, and nothing is started for it.
@@ -162,7 +164,7 @@ export class LocalExecutor implements Executor {
     void spec.then(
       (ready) => {
         this.#preparing.delete(handle);
-        if (handle.waiting) this.#begin(handle, ready, null);
+        if (handle.waiting) this.#begin(handle, ready, 'report');
       },
       (error: unknown) => {
         this.#preparing.delete(handle);
@@ -211,10 +213,10 @@ export class LocalExecutor implements Executor {
     return this.#hosts.threads;
   }
 
-  #launch(spec: ExecSpec, timeoutMs: number | null, ring: boolean): StartedCommand {
+  #launch(spec: ExecSpec, atTimeout: AtTimeout, ring: boolean): StartedCommand {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
     const handle = this.#open(spec, ring);
-    this.#begin(handle, spec, timeoutMs);
+    this.#begin(handle, spec, atTimeout);
     return handle;
   }
 
@@ -245,7 +247,7 @@ export class LocalExecutor implements Executor {
   }
 
   /** Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. */
-  #begin(handle: StartedCommand, spec: ExecSpec, timeoutMs: number | null): void {
+  #begin(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout): void {
     // A command whose preparation outlived the executor: close() has ended every handle still preparing.
     if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
     const launch = new Launch(this.#hosts, {
@@ -254,7 +256,8 @@ export class LocalExecutor implements Executor {
       cwd: spec.workdir,
       env: spec.env,
       stdin: spec.stdin,
-      timeoutMs,
+      timeoutMs: spec.timeoutMs,
+      atTimeout,
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
@@ -273,14 +276,9 @@ export class LocalExecutor implements Executor {
     handle.launch(launch, spec.sandbox);
   }
 
+  /** The supervisors end the commands: every signal and sweep is theirs, none is sent from this thread. */
   async #end(launches: Launch[]): Promise<void> {
-    // Synchronous kills first, so nothing keeps running while the lifelines are dropped.
-    killNow(launches.flatMap((launch) => (launch.live ? [launch.live] : [])));
-    const released = Promise.all(launches.map((launch) => launch.release()));
-    if (await within(released, RUNNER_EXIT_MS)) return;
-    // A runner that has not ended by now is stopped again or wedged: sweep its tree from here.
-    await Promise.all(launches.flatMap((launch) => (launch.live ? [sweep(launch.live.runnerPid, launch.live.pgid)] : [])));
-    await within(released, RUNNER_EXIT_MS);
+    await within(Promise.all(launches.map((launch) => launch.end())), END_WAIT_MS);
   }
 }
 

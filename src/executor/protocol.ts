@@ -7,14 +7,18 @@ export const RUNNER_UNAVAILABLE = 'sandbox unavailable: ';
 
 export type KillCause = 'timeout' | 'abort' | 'kill';
 
+/** What the supervisor does when a command reaches its `timeoutMs`: kill it, or only say so (the caller decides). */
+export type AtTimeout = 'kill' | 'report';
+
 export interface SupervisorTask {
   captureId: number;
   command: string;
   cwd: string;
   env: Record<string, string>;
   stdin?: string;
-  /** null: no deadline (background processes). */
-  timeoutMs: number | null;
+  /** The command's one deadline, counted by the supervisor from the start of bash. */
+  timeoutMs: number;
+  atTimeout: AtTimeout;
   graceMs: number;
   drainMs: number;
   runnerPath: string;
@@ -54,17 +58,19 @@ export type HostRequest =
   | { type: 'kill'; id: number; cause: KillCause }
   /** Drops the lifeline: the runner kills every descendant left and exits. */
   | { type: 'release'; id: number }
+  /** Ends the command at once (its session or the executor closes): KILL, the lifeline dropped, a sweep if need be. */
+  | { type: 'end'; id: number }
   /** Every host of the pool is attached: the attach task may return. */
   | { type: 'go' };
 
 /** Worker host → main thread. */
 export type HostEvent =
   | { type: 'ready' }
-  /** bash runs (`live`), or it never started (null). */
-  | { type: 'spawned'; id: number; live: LiveCommand | null }
   /** bash has ended and its output drained, or the command failed to start. */
   | { type: 'result'; id: number; result: SupervisorResult }
   /** What the silent command waits for (null: no longer known to wait), as the supervisor last found it. */
   | { type: 'waiting'; id: number; finding: WaitingFinding | null }
+  /** The command reached its deadline still running, and `atTimeout` said to report it, not kill it. */
+  | { type: 'deadline'; id: number }
   /** The runner and every descendant it reaped have ended: nothing of this command is left. */
   | { type: 'gone'; id: number };

@@ -2,7 +2,7 @@
 // `shellring-runner --stdio` on another host): the request frame, how a command reaches bash, and the status words.
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
-import { MAX_COMMAND_BYTES } from '../contract/index.js';
+import { MAX_COMMAND_BYTES, supervisionErrors } from '../contract/index.js';
 
 /** What one command asks its runner: sent on the status socket right after its descriptors. */
 export interface RunnerRequest {
@@ -16,7 +16,7 @@ export interface RunnerRequest {
 export function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
   const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
   const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
-  if (fields.some((field) => field.includes('\0'))) throw new Error('spawn: an argument contains a NUL byte');
+  if (fields.some((field) => field.includes('\0'))) throw new Error(supervisionErrors.nulArgument);
   const body = Buffer.concat([
     Buffer.from(fields.map((field) => `${field}\0`).join('')),
     stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)]),
@@ -76,6 +76,6 @@ function signalName(number: number): string {
 
 /** chdir(2)'s errno worded as Node words a failed chdir: `ENOENT: no such file or directory, chdir '<dir>'`. */
 export function chdirFailure(errno: number, dir: string): string {
-  const [name, message] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'cannot enter the directory'];
-  return `${name}: ${message}, chdir '${dir}'`;
+  const [name, message] = getSystemErrorMap().get(-errno) ?? supervisionErrors.chdirUnknown(errno);
+  return supervisionErrors.chdir(name, message, dir);
 }

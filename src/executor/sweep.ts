@@ -1,7 +1,7 @@
 // The host-side sweep for a runner that cannot clean up itself (stopped, or killed): finds its tree and the
 // command's process group and session in /proc, and SIGKILLs them; and the count of what a command left running.
-// Synchronous reads of /proc (a kernel table, never a disk): in the supervisor workers, and on the main thread only
-// for a runner that did not exit within 500 ms of a kill (LocalExecutor's close and session close), never on a call's path.
+// Synchronous reads of /proc (a kernel table, never a disk), in the supervisor workers only: they own every signal
+// and sweep of the commands they supervise.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 interface Entry {

@@ -34,6 +34,8 @@ export type { SandboxFacts };
 export interface ExecSpec {
   command: string;
   workdir: string;
+  /** The command's one deadline, kept by whoever supervises it: `run()` kills the command at it, `start()` reports
+   * it on the handle's `deadline` and lets the command run on. */
   timeoutMs: number;
   stdoutMaxBytes: number;
   stderrMaxBytes: number;
@@ -68,6 +70,8 @@ export interface RunResult {
   sandbox?: SandboxFacts;
   /** Processes the command left running (absent when none); they end on their own or when the session closes. */
   leftover?: number;
+  /** The runner's own failure (confinement or exec, with `sandbox.runnerFailed`): the command did not run. */
+  error?: string;
 }
 
 export type ProcessStatus = 'running' | 'exited' | 'killed';
@@ -105,6 +109,9 @@ export interface ProcessHandle {
   kill(): void;
   /** Settles when the command's runner has exited, and with it every process the command left running. */
   readonly gone: Promise<void>;
+  /** Settles when the command reaches its spec's `timeoutMs` still running (a started command is not killed then:
+   * its caller moves it to the background or kills it); never, when it ends first. */
+  readonly deadline: Promise<void>;
   /** The streams' rendered tails and spill paths; meaningful once done. */
   streams(): { stdout: StreamResult; stderr: StreamResult };
   /** The confinement facts of a sandboxed call, once done. */
@@ -167,7 +174,8 @@ export interface Executor {
   resolve(request: ExecRequest): ExecSpec;
   /** Runs to exit, `spec.timeoutMs` or abort; rejects only when the command could not run at all. */
   run(spec: ExecSpec): Promise<RunResult>;
-  /** Starts a command with no deadline and returns its handle at once; a spawn failure settles the handle. */
+  /** Starts a command and returns its handle at once; `spec.timeoutMs` settles its `deadline`, never kills it. A spawn
+   * failure settles the handle. */
   start(spec: ExecSpec, options?: { ring?: boolean }): ProcessHandle;
   /** Like `start` for a spec still being prepared: the handle exists at once, a rejected preparation fails it. */
   startWhenReady(spec: Promise<ExecSpec>, options?: { sessionId?: string; ring?: boolean }): ProcessHandle;

@@ -16,7 +16,7 @@ import { checkSameOptions, checkSessionId, Session, type CallEvent, type Session
 import { nestingProblem } from '../sandbox/workspace.js';
 import { loadPolicy } from '../policy/load.js';
 import type { CompiledPolicy } from '../policy/rules.js';
-import { policyPrompt } from '../contract/index.js';
+import { policyPrompt, runtimeErrors, workspaceRootErrors } from '../contract/index.js';
 import { ShellringError } from '../errors.js';
 
 export type { ListedTool };
@@ -77,7 +77,7 @@ export class Runtime {
    * reopening an open id with another `cwd` or `tools` is an error (options left out are not compared).
    */
   session(options: SessionOptions): Session {
-    if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', 'the runtime is closed');
+    if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', runtimeErrors.closed);
     checkSessionId(options?.id);
     const existing = this.#sessions.get(options.id);
     if (existing && !existing.closed) {
@@ -98,7 +98,7 @@ export class Runtime {
       const others = this.sessions().flatMap((open) => (open.root ? [{ id: open.id, root: open.root.path }] : []));
       const problem = nestingProblem(session.root.path, others);
       if (problem) {
-        throw new ShellringError('SHELLRING_SANDBOX_ROOT', `sandbox workspace root "${session.root.path}" is refused: ${problem}; give each session a workspace of its own, or the same one`);
+        throw new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.nested(session.root.path, problem));
       }
     }
     this.#sessions.set(options.id, session);

@@ -116,7 +116,7 @@ export class Session {
    */
   setApprovalChannel(handler: ApprovalHandler | undefined): void {
     if (handler !== undefined && typeof handler !== 'function') {
-      throw new ShellringError('SHELLRING_INVALID_CONFIG', 'invalid approval channel: expected a function or undefined');
+      throw new ShellringError('SHELLRING_INVALID_CONFIG', sessionErrors.approvalChannel);
     }
     this.#approve = handler;
   }
@@ -186,10 +186,10 @@ export class Session {
   /** Changes this session's standing sandbox mode (a person's decision, not the model's). */
   setSandboxMode(mode: SandboxMode): void {
     if (!this.#deps.sandbox) {
-      throw new ShellringError('SHELLRING_NO_SANDBOX', 'this runtime has no sandbox; create it with the `sandbox` option');
+      throw new ShellringError('SHELLRING_NO_SANDBOX', sessionErrors.noSandbox);
     }
     if (!isSandboxMode(mode)) {
-      throw new ShellringError('SHELLRING_INVALID_SANDBOX_MODE', `invalid sandbox mode ${JSON.stringify(mode)}: expected one of ${SANDBOX_MODES.join(', ')}`);
+      throw new ShellringError('SHELLRING_INVALID_SANDBOX_MODE', sessionErrors.sandboxMode(mode, SANDBOX_MODES));
     }
     this.#deps.sandbox.setSessionMode(this.id, mode);
   }

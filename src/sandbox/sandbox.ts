@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { executorErrors } from '../contract/index.js';
+import { executorErrors, workspaceRootErrors } from '../contract/index.js';
 import { loadBinding } from '../native/loader.js';
 import type { SandboxSpec, SpillPlace } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
@@ -167,13 +167,13 @@ export class Sandbox {
 
   #checkRoot(root: string): void {
     const refuse = (why: string) =>
-      new ShellringError('SHELLRING_SANDBOX_ROOT', `sandbox workspace root "${root}" is refused: ${why}`);
+      new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.refused(root, why));
     // `root` is canonical already (pinned at the session's open, or resolved for this call).
     const why = canonicalRootProblem(root);
     if (why) throw refuse(why);
     for (const path of this.#protected) {
       if (path === root || path.startsWith(root + sep)) {
-        throw refuse(`it contains the runtime's own files (${path}); use a narrower directory`);
+        throw refuse(workspaceRootErrors.ownFiles(path));
       }
     }
   }
@@ -213,7 +213,7 @@ export function workspaceRootProblem(dir: string): string | undefined {
 let home: string | undefined;
 
 function canonicalRootProblem(root: string): string | undefined {
-  if (root === sep) return 'it would make the whole filesystem writable';
-  if (root === (home ??= canonical(homedir()))) return 'it is the home directory; use a project directory';
+  if (root === sep) return workspaceRootErrors.wholeFilesystem;
+  if (root === (home ??= canonical(homedir()))) return workspaceRootErrors.home;
   return undefined;
 }

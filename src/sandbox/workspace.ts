@@ -5,6 +5,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import { ShellringError } from '../errors.js';
+import { workspaceRootErrors } from '../contract/index.js';
 
 export interface PinnedRoot {
   /** The canonical path at open. */
@@ -44,10 +45,7 @@ export async function verifiedRoot(pin: PinnedRoot): Promise<string> {
   if (pin.identity) {
     const now = await stat(pin.path).catch(() => undefined);
     if (!now || now.dev !== pin.identity.dev || now.ino !== pin.identity.ino) {
-      throw new ShellringError(
-        'SHELLRING_SANDBOX_ROOT',
-        `sandbox workspace root "${pin.path}" is refused: it no longer names the directory this session opened with (a component of the path was moved or replaced); open a new session`,
-      );
+      throw new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.moved(pin.path));
     }
   }
   return pin.path;
@@ -57,8 +55,8 @@ export async function verifiedRoot(pin: PinnedRoot): Promise<string> {
 export function nestingProblem(root: string, others: Iterable<{ id: string; root: string }>): string | undefined {
   const within = (inner: string, outer: string) => inner.startsWith(outer === sep ? sep : outer + sep);
   for (const other of others) {
-    if (within(root, other.root)) return `it lies inside session ${other.id}'s workspace ${other.root}`;
-    if (within(other.root, root)) return `it contains session ${other.id}'s workspace ${other.root}`;
+    if (within(root, other.root)) return workspaceRootErrors.insideOther(other.id, other.root);
+    if (within(other.root, root)) return workspaceRootErrors.containsOther(other.id, other.root);
   }
   return undefined;
 }

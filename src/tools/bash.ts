@@ -283,7 +283,7 @@ export class BashTool {
     });
     context.watchOutput?.(outputBytes(this.#deps.executor.capture, handle));
     const started = Date.now();
-    const ended = await waitFor(handle, spec.timeoutMs, context.signal);
+    const ended = await waitFor(handle, context.signal);
     if (ended === 'aborted') {
       jobs.kill(job.id, bashToolErrors.aborted, 'teardown');
       await handle.done;
@@ -341,7 +341,7 @@ export class BashTool {
     const result = await this.#deps.executor.run({ ...spec, signal: context.signal, onStart });
     if (result.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
     if (result.sandbox?.runnerFailed) {
-      throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.stderr.text.trim()}\n${markers.runnerFailed(result.sandbox.mode)}`);
+      throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.error}\n${markers.runnerFailed(result.sandbox.mode)}`);
     }
     // No job can hold what the command left running here: it ends on its own or with the session.
     const { leftover, ...rest } = result;
@@ -372,10 +372,11 @@ function outputBytes(capture: CaptureBackend, handle: ProcessHandle): () => numb
   return () => capture.info(handle.captureId, STDOUT).total + capture.info(handle.captureId, STDERR).total;
 }
 
-/** `waiting`: every process waits for input that can never come, so the timeout need not be waited out. */
-function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted' | 'waiting'> {
+/** `timeout`: the handle's deadline (its spec's timeoutMs, kept by the executor). `waiting`: every process waits for
+ * input that can never come, so the timeout need not be waited out. */
+function waitFor(handle: ProcessHandle, signal?: AbortSignal): Promise<'done' | 'timeout' | 'aborted' | 'waiting'> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => finish('timeout'), timeoutMs);
+    void handle.deadline.then(() => finish('timeout'));
     const onAbort = () => finish('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
     const unwatch = handle.onWaiting((finding) => {
@@ -383,7 +384,6 @@ function waitFor(handle: ProcessHandle, timeoutMs: number, signal?: AbortSignal)
     });
     void handle.done.then(() => finish('done'));
     function finish(how: 'done' | 'timeout' | 'aborted' | 'waiting') {
-      clearTimeout(timer);
       unwatch();
       signal?.removeEventListener('abort', onAbort);
       resolve(how);

@@ -1,6 +1,6 @@
 // Pure, replay-safe presentation of bash calls and results for a UI: terminal cards and console blocks.
 import { isAbsolute, resolve } from 'node:path';
-import { parseExitStatus } from '../contract/index.js';
+import { foregroundExit } from '../contract/index.js';
 import type { ToolResult } from './tool.js';
 
 export type CallCard =
@@ -32,9 +32,9 @@ export function presentCall(
 
 export function presentResult(result: ToolResult): ResultCard {
   const text = result.content.map((part) => part.text).join('');
-  const kind = result.structuredContent?.kind;
-  if (result.isError || kind !== 'foreground') return { type: 'console', text: fence(text) };
-  return { type: 'terminal', ...parseExitStatus(text) };
+  const facts = result.structuredContent;
+  if (result.isError || facts?.kind !== 'foreground') return { type: 'console', text: fence(text) };
+  return { type: 'terminal', ...foregroundExit(text, facts) };
 }
 
 /** A fenced block whose fence is longer than any backtick run inside, so the text cannot close it. */

@@ -1,9 +1,27 @@
-// The contract module is a leaf every layer may use, and no import runs upward from jobs into tools.
+// The contract module is a leaf every layer may use, no import runs upward from jobs into tools, and the messages a
+// call can meet are written there, not in place.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const src = join(import.meta.dirname, '../../src');
+const workers = join(import.meta.dirname, '../../workers');
+
+/** The layers a tool call passes through, beside the supervisor workers: a message they raise can reach the model. */
+const CALL_PATH = ['env', 'executor', 'jobs', 'policy', 'sandbox', 'tools', 'runtime'].map((dir) => join(src, dir));
+
+/** A message written in place: a string literal of words handed to an error, a failure, or a failed result. */
+const IN_PLACE = /(?:new (?:ShellringError\(\s*'[A-Z_]+',|Error\()|\bfail\(|kind: 'failed', error:)\s*['`](?=[^'`]*[A-Za-z]{2})(?=[^'`]*\s)/g;
+
+function messagesInPlace(text: string): string[] {
+  return [...text.matchAll(IN_PLACE)].map((m) => m[0]);
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file));
+}
 
 function imports(dir: string): { file: string; from: string }[] {
   return readdirSync(join(src, dir), { recursive: true, encoding: 'utf8' })
@@ -38,5 +56,24 @@ describe('the contract module', () => {
       }
     });
     expect(left).toEqual([]);
+  });
+
+  it('holds every message a call can meet: none is written in place on the path of a call or in the workers', () => {
+    const found = [...CALL_PATH, workers]
+      .flatMap(sources)
+      .flatMap((file) => messagesInPlace(readFileSync(file, 'utf8')).map((message) => `${relative(src, file)}: ${message}`));
+    expect(found).toEqual([]);
+  });
+
+  it('sees a message written in place, in each form it takes (the check above can fail)', () => {
+    const samples = [
+      "throw new ShellringError('SHELLRING_CLOSED', 'the runtime is closed');",
+      "throw new ShellringError(\n  'SHELLRING_SANDBOX_ROOT',\n  `sandbox workspace root ${root} is refused`,\n);",
+      'throw new Error(`shellring-runner --serve: ${errno}`);',
+      "return this.#fail('the worker stopped');",
+      "return { kind: 'failed', error: 'shellring-runner ended without reporting', runnerFailed: true };",
+    ];
+    expect(samples.map((sample) => messagesInPlace(sample).length)).toEqual([1, 1, 1, 1, 1]);
+    expect(messagesInPlace("throw new ShellringError('SHELLRING_CLOSED', runtimeErrors.closed);")).toEqual([]);
   });
 });

@@ -91,6 +91,25 @@ describe('run', () => {
     expect(result.stdout.text).toBe('before\n');
   });
 
+  it('reports a started command\'s deadline on its handle and lets it run on; a command that ends first has none', async () => {
+    const handle = executor.start(executor.resolve({ command: 'echo before; sleep 30; echo never', timeoutMs: 300 }));
+    const reached = await Promise.race([handle.deadline.then(() => 'deadline'), handle.done.then(() => 'done')]);
+    expect(reached).toBe('deadline');
+    // Reported, not enforced: the command still runs, and ends only when its caller says so.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(handle.status).toBe('running');
+    handle.kill();
+    expect(await handle.done).toMatchObject({ status: 'killed', signal: 'SIGTERM' });
+    expect(handle.stdout.read(0).data.toString()).toBe('before\n');
+    handle.release();
+
+    const quick = executor.start(executor.resolve({ command: 'true', timeoutMs: 200 }));
+    await quick.done;
+    const late = await Promise.race([quick.deadline.then(() => 'deadline'), new Promise((resolve) => setTimeout(() => resolve('none'), 600))]);
+    expect(late).toBe('none');
+    quick.release();
+  });
+
   it('classifies an abort, and the first cause wins', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);

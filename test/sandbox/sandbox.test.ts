@@ -110,6 +110,7 @@ describe.each(['landlock', 'bubblewrap'])('sandbox backend %s', (backend) => {
       expect(facts.runnerFailed.isError).toBe(true);
       const failure = `spawn ${facts.runnerFailed.bwrap}: No such file or directory (os error 2)`;
       expect(facts.runnerFailed.text).toBe(`Error: ${failure}\n${marker}`);
+      expect(facts.runnerFailed.deadlineOnly).toEqual({ text: `Error: ${failure}\n${marker}`, isError: true });
       expect(facts.runnerFailed.background).toContain(marker);
       expect(facts.runnerFailed.background).toContain(`[status: failed, ${failure}]`);
     });

@@ -143,14 +143,26 @@ const vanishingBwrap = join(base, 'vanishing-bwrap');
 symlinkSync('/usr/bin/bwrap', vanishingBwrap);
 {
   const rt = await createRuntime({ sandbox: { mode: 'read-only', backend: 'bubblewrap', bwrapPath: vanishingBwrap } });
+  // Without promotion a foreground call runs to its deadline with no job behind it: the same failure, the same text.
+  const deadlineOnly = await createRuntime({ sandbox: { mode: 'read-only', backend: 'bubblewrap', bwrapPath: vanishingBwrap }, promoteOnTimeout: false });
   const s = rt.session({ id: 'failing', cwd: ws });
+  const d = deadlineOnly.session({ id: 'failing-deadline', cwd: ws });
   await s.callTool('bash', { command: 'true', description: 'probe the backend' });
+  await d.callTool('bash', { command: 'true', description: 'probe the backend' });
   unlinkSync(vanishingBwrap);
   const fg = await s.callTool('bash', { command: 'echo hi', description: 'runner fails' });
+  const fgDeadline = await d.callTool('bash', { command: 'echo hi', description: 'runner fails' });
   const bgStart = await s.callTool('bash', { command: 'echo hi', description: 'runner fails', run_in_background: true });
   const bgRead = await s.callTool('job_output', { job_id: bgStart.structuredContent.jobId, wait: true });
-  facts.runnerFailed = { bwrap: vanishingBwrap, text: fg.content[0].text, isError: fg.isError === true, background: bgRead.content[0].text };
+  facts.runnerFailed = {
+    bwrap: vanishingBwrap,
+    text: fg.content[0].text,
+    isError: fg.isError === true,
+    background: bgRead.content[0].text,
+    deadlineOnly: { text: fgDeadline.content[0].text, isError: fgDeadline.isError === true },
+  };
   await rt.close();
+  await deadlineOnly.close();
 }
 let missingError;
 try {

@@ -1,4 +1,5 @@
-// The pure renderers: every golden through renderForeground, parseExitStatus (the exit pill), presentCall/presentResult.
+// The pure renderers: every golden through renderForeground, parseExitStatus (the exit pill from text alone),
+// presentCall/presentResult (the exit pill from structuredContent).
 import { describe, expect, it } from 'vitest';
 import { parseExitStatus, presentCall, presentResult, renderForeground, type ToolResult } from '../../src/index.js';
 import { golden, goldenCases } from './golden.js';
@@ -131,19 +132,50 @@ describe('presentCall', () => {
   });
 });
 
+/** A golden's text with the structured facts a real foreground result carries beside it. */
+const foreground = (name: string): ToolResult => {
+  const { facts } = goldenCases.find((c) => c.name === name)!;
+  return result(golden(name), { kind: 'foreground', exitCode: facts.exitCode, signal: facts.signal });
+};
+
 describe('presentResult', () => {
   it('turns a foreground result into output and its exit pill', () => {
-    expect(presentResult(result(golden('non-zero exit code marker'), { kind: 'foreground' }))).toEqual({
+    expect(presentResult(foreground('non-zero exit code marker'))).toEqual({
       type: 'terminal',
       output: 'failing',
       exitCode: 3,
     });
-    expect(presentResult(result(golden('timed out and killed'), { kind: 'foreground' }))).toEqual({
+    expect(presentResult(foreground('timed out and killed'))).toEqual({
       type: 'terminal',
       output: '(no output)\n[timed out after 100ms]',
       signal: 'SIGTERM',
     });
-    expect(presentResult(result('out\n', { kind: 'foreground' }))).toEqual({ type: 'terminal', output: 'out\n', exitCode: 0 });
+    expect(presentResult(result('out\n', { kind: 'foreground', exitCode: 0, signal: null }))).toEqual({ type: 'terminal', output: 'out\n', exitCode: 0 });
+  });
+
+  it('takes the exit pill from structuredContent, never from text that looks like a marker', () => {
+    // A command that exited 0 after printing a line shaped like the exit marker: that line is its output.
+    expect(presentResult(result('done\n[exit code: 3]', { kind: 'foreground', exitCode: 0, signal: null }))).toEqual({
+      type: 'terminal',
+      output: 'done\n[exit code: 3]',
+      exitCode: 0,
+    });
+    // A signal the text's last line does not match leaves the text whole.
+    expect(presentResult(result('x\n[exit code: 1]', { kind: 'foreground', exitCode: null, signal: 'SIGKILL' }))).toEqual({
+      type: 'terminal',
+      output: 'x\n[exit code: 1]',
+      signal: 'SIGKILL',
+    });
+  });
+
+  it('round-trips every golden: the output plus the marker its facts name is the text', () => {
+    for (const c of goldenCases) {
+      const card = presentResult(foreground(c.name));
+      if (card.type !== 'terminal') throw new Error(c.name);
+      const marker = 'signal' in card ? `\n[killed by signal: ${card.signal}]` : card.exitCode === 0 ? '' : `\n[exit code: ${card.exitCode}]`;
+      expect(card.output + marker, c.name).toBe(c.text);
+      expect('signal' in card ? card.signal : card.exitCode, c.name).toEqual(c.facts.signal ?? c.facts.exitCode);
+    }
   });
 
   it('renders background starts, promotions and errors as a fenced console block', () => {
@@ -167,7 +199,7 @@ describe('presentResult', () => {
   });
 
   it('is replay-safe: presenting the same result twice gives the same card', () => {
-    const r = result(golden('stopped by a person'), { kind: 'foreground' });
+    const r = foreground('stopped by a person');
     expect(presentResult(r)).toEqual(presentResult(r));
     expect(r.content[0]!.text).toBe(golden('stopped by a person'));
   });

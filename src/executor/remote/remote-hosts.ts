@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadBinding } from '../../native/loader.js';
 import { remoteErrors } from '../../contract/index.js';
 import type { ExecutorConfig } from '../config.js';
-import type { LaunchListener } from '../hosts.js';
+import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorTask } from '../protocol.js';
 import type { RunnerStream } from './runner-stream.js';
 import { SshConnection } from './ssh-host.js';
@@ -32,14 +32,16 @@ export class RemoteHosts {
     this.#config = config;
   }
 
-  start(task: SupervisorTask, listener: LaunchListener): { kill(cause: KillCause): void; release(): void } {
-    let control: { kill(cause: KillCause): void; release(): void } | undefined;
+  start(task: SupervisorTask, listener: LaunchListener): LaunchControl {
+    let control: LaunchControl | undefined;
     let cause: KillCause | undefined;
     let released = false;
+    let ended = false;
     const remote = { ...task, runnerArgs: remoteArgs(task.runnerArgs, this.#config.limits.processes) };
     this.#streamFor(task.sessionId ?? '').then(
       (stream) => {
         control = stream.start(remote, listener);
+        if (ended) control.end();
         if (cause) control.kill(cause);
         if (released) control.release();
       },
@@ -48,6 +50,7 @@ export class RemoteHosts {
     return {
       kill: (why) => (control ? control.kill(why) : (cause ??= why)),
       release: () => (control ? control.release() : (released = true)),
+      end: () => (control ? control.end() : (ended = true)),
     };
   }
 
@@ -127,7 +130,6 @@ function remoteArgs(args: string[], processes: number | null): string[] {
 function failUnstarted(task: SupervisorTask, listener: LaunchListener, error: string): void {
   binding.write(task.captureId, 1, Buffer.from(`${error}\n`));
   binding.finish(task.captureId);
-  listener.spawned(null);
   listener.result({ kind: 'failed', error, runnerFailed: false });
   listener.gone();
 }

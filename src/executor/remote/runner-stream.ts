@@ -7,9 +7,12 @@ import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { loadBinding } from '../../native/loader.js';
 import { bashArguments, chdirFailure, encode, parse as parseStatus } from '../runner-request.js';
-import type { LaunchListener } from '../hosts.js';
+import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorResult, SupervisorTask } from '../protocol.js';
 import { encodeFrame, FRAME, FrameReader, type Frame } from './frames.js';
+
+/** The control of a command that never reached its runner: nothing to signal. */
+const UNSTARTED: LaunchControl = { kill: () => {}, release: () => {}, end: () => {} };
 
 const binding = loadBinding();
 
@@ -68,7 +71,7 @@ export class RunnerStream {
     return this.#commands.size;
   }
 
-  start(task: SupervisorTask, listener: LaunchListener): { kill(cause: KillCause): void; release(): void } {
+  start(task: SupervisorTask, listener: LaunchListener): LaunchControl {
     const id = this.#next++;
     const [outRead, outWrite] = binding.pipe();
     const [errRead, errWrite] = binding.pipe();
@@ -84,7 +87,7 @@ export class RunnerStream {
     if (this.#lost) {
       this.#commands.set(id, command);
       this.#fail(id, command, this.#lostText());
-      return { kill: () => {}, release: () => {} };
+      return UNSTARTED;
     }
     let body: Buffer;
     try {
@@ -94,13 +97,14 @@ export class RunnerStream {
     } catch (error) {
       this.#commands.set(id, command);
       this.#fail(id, command, error instanceof Error ? error.message : String(error));
-      return { kill: () => {}, release: () => {} };
+      return UNSTARTED;
     }
     this.#commands.set(id, command);
     this.#send(FRAME.start, id, body);
     return {
       kill: (cause) => this.#kill(id, cause),
       release: () => this.#send(FRAME.release, id),
+      end: () => this.#end(id),
     };
   }
 
@@ -120,6 +124,14 @@ export class RunnerStream {
     command.cause = cause;
     this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGTERM)));
     command.timers.push(setTimeout(() => this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGKILL))), command.task.graceMs));
+  }
+
+  /** At once, no grace: what a closing session ran may not outlive its close (the release ends its strays). */
+  #end(id: number): void {
+    const command = this.#commands.get(id);
+    if (!command) return;
+    this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGKILL)));
+    this.#send(FRAME.release, id);
   }
 
   #receive(chunk: Buffer): void {
@@ -167,9 +179,9 @@ export class RunnerStream {
     const event = parseStatus(line);
     if (event.type === 'started') {
       command.started = { enforcement: event.enforcement };
-      command.listener.spawned(null);
-      const { timeoutMs } = command.task;
-      if (timeoutMs !== null) command.timers.push(setTimeout(() => this.#kill(id, 'timeout'), timeoutMs));
+      // The command's one deadline, counted from the start of bash as a local supervisor counts it.
+      const { timeoutMs, atTimeout } = command.task;
+      command.timers.push(setTimeout(() => (atTimeout === 'kill' ? this.#kill(id, 'timeout') : command.listener.deadline()), timeoutMs));
       return;
     }
     if (event.type === 'exit' || event.type === 'signal') {
@@ -181,7 +193,6 @@ export class RunnerStream {
     }
     if (event.type === 'workdir') command.failure = { error: chdirFailure(event.errno, command.task.cwd), runnerFailed: false };
     else if (event.type === 'error') command.failure = { error: event.message, runnerFailed: true };
-    if (command.failure) command.listener.spawned(null);
   }
 
   /** The output is over: the pipes end, the capture drains them and finishes, and the result goes out once. */
@@ -220,7 +231,6 @@ export class RunnerStream {
     if (!command.failure && !command.ended) command.failure = { error, runnerFailed: false };
     command.cause = undefined;
     this.#commands.delete(id);
-    command.listener.spawned(null);
     void this.#settle(id, command, 0).then(() => command.listener.gone());
   }
 }

@@ -1,6 +1,6 @@
 // Each session's tool calls as cards (label, command, cwd, result and exit pill), kept from the runtime's call events.
 import { resolve } from 'node:path';
-import { parseExitStatus } from '../../contract/exit-status.js';
+import { foregroundExit } from '../../contract/exit-status.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { CallEvent } from '../../runtime/session.js';
 import type { ToolResult } from '../../tools/tool.js';
@@ -193,7 +193,7 @@ function cardResult(result: ToolResult): CardResult {
   const full = result.content.map((part) => part.text).join('');
   const value = result.structuredContent ?? {};
   const foreground = !result.isError && value.kind === 'foreground';
-  const status = foreground ? parseExitStatus(full) : undefined;
+  const status = foreground ? foregroundExit(full, value) : undefined;
   const body = status ? status.output : full;
   const cut = Math.max(0, body.length - CARD_TEXT_CHARS);
   const spills = [value.stdout, value.stderr]

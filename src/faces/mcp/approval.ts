@@ -2,7 +2,7 @@
 // policy asks about (once, always for this session where that is offered, or not).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { approvalPrompt, commandApprovalPrompt } from '../../contract/index.js';
+import { approvalChoices, approvalPrompt, commandApprovalPrompt } from '../../contract/index.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../runtime-options.js';
 
 const ALLOW = 'allow-once';
@@ -15,16 +15,14 @@ export function approvalForm(request: ApprovalRequest): { message: string; choic
     return {
       message: approvalPrompt(request),
       choices: [ALLOW, REJECT],
-      description: 'allow-once runs this one command with the wider sandbox; reject refuses it.',
+      description: approvalChoices.escalation,
     };
   }
   const always = request.alwaysPrefix !== undefined;
   return {
     message: commandApprovalPrompt({ ...request, ruleLabel: request.rule?.label, always }),
     choices: always ? [ALLOW, ALWAYS, REJECT] : [ALLOW, REJECT],
-    description: always
-      ? `allow-once runs this command; allow-always also allows "${request.alwaysPrefix!.join(' ')}" for the rest of this session; reject refuses it.`
-      : 'allow-once runs this command; reject refuses it.',
+    description: always ? approvalChoices.commandAlways(request.alwaysPrefix!) : approvalChoices.command,
   };
 }
 

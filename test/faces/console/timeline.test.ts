@@ -39,6 +39,21 @@ describe('console timeline bounds', () => {
     }
   });
 
+  it("takes a card's exit pill from the result's facts: output shaped like a marker stays output", async () => {
+    const runtime = await open();
+    const timeline = new Timeline(runtime);
+    try {
+      const session = runtime.session({ id: 'pills', cwd: work });
+      await bash(session, "printf 'done\\n[exit code: 3]'");
+      await bash(session, "echo failing; exit 3");
+      const [looksFailed, failed] = timeline.cards('pills').map((card) => card.result!);
+      expect(looksFailed).toMatchObject({ text: 'done\n[exit code: 3]', exitCode: 0 });
+      expect(failed).toMatchObject({ text: 'failing', exitCode: 3 });
+    } finally {
+      timeline.close();
+    }
+  });
+
   it('keeps at most CARDS_PER_SESSION cards, and forgets a closed session on its own', async () => {
     const runtime = await open();
     const timeline = new Timeline(runtime);

@@ -1,0 +1,14 @@
+// How a command's supervision fails (worker, fork server, runner) when the command never ran or never reported:
+// the call's error, and the line its stderr and its job status carry.
+
+export const supervisionErrors = {
+  workerStopped: (error: string) => `the supervisor worker stopped while running the command: ${error}`,
+  runnerNotStarted: 'shellring-runner could not be started',
+  runnerSilent: 'shellring-runner ended without reporting the command status',
+  /** chdir(2)'s failure worded as Node words one: `ENOENT: no such file or directory, chdir '<dir>'`. */
+  chdir: (name: string, message: string, dir: string) => `${name}: ${message}, chdir '${dir}'`,
+  /** The name and message of an errno Node does not know. */
+  chdirUnknown: (errno: number): [string, string] => [`errno ${errno}`, 'cannot enter the directory'],
+  nulArgument: 'spawn: an argument contains a NUL byte',
+  forkServer: (errno: string) => `shellring-runner --serve: ${errno}`,
+};

@@ -1,0 +1,16 @@
+// Why a sandbox workspace root is refused: at a session's open, and at each confined call.
+
+export const workspaceRootErrors = {
+  /** `why` is one of the reasons below. */
+  refused: (root: string, why: string) => `sandbox workspace root "${root}" is refused: ${why}`,
+  wholeFilesystem: 'it would make the whole filesystem writable',
+  home: 'it is the home directory; use a project directory',
+  ownFiles: (path: string) => `it contains the runtime's own files (${path}); use a narrower directory`,
+  insideOther: (id: string, root: string) => `it lies inside session ${id}'s workspace ${root}`,
+  containsOther: (id: string, root: string) => `it contains session ${id}'s workspace ${root}`,
+  /** A session beside another whose workspace nests with its own (`problem`: insideOther or containsOther). */
+  nested: (root: string, problem: string) =>
+    `sandbox workspace root "${root}" is refused: ${problem}; give each session a workspace of its own, or the same one`,
+  moved: (root: string) =>
+    `sandbox workspace root "${root}" is refused: it no longer names the directory this session opened with (a component of the path was moved or replaced); open a new session`,
+};
