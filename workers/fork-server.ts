@@ -10,7 +10,7 @@ import { signal } from '../src/executor/sweep.js';
 
 const binding = loadBinding();
 /** How long a full request queue may last (the server stopped or wedged) before the server is replaced. */
-const STUCK_SERVER_MS = 2000;
+export const STUCK_SERVER_MS = 2000;
 /** Bytes of a runner's command line shown in ps (the kernel shows at most a page). */
 const TITLE_ROOM = 4000;
 
@@ -22,7 +22,37 @@ export interface RunnerRequest {
   stdin?: string;
 }
 
-export class ForkServer {
+/** What forks a command's runner: the worker's own fork server, or a session sandbox's. */
+export interface Launcher {
+  launch(request: RunnerRequest, out: number, err: number): Promise<Socket>;
+  /** Wakes the server should a command have stopped it. */
+  wake(): void;
+}
+
+/**
+ * Has a runner forked for one command through `send` (which hands the server the runner's descriptors), with `out`
+ * and `err` as its stdout and stderr (the caller keeps its own copies). Returns this side of the runner's status
+ * socket: status lines arrive on it, and ending it is the runner's lifeline.
+ */
+export async function launchThrough(send: (fds: number[]) => Promise<void>, request: RunnerRequest, out: number, err: number): Promise<Socket> {
+  const frame = encode(request);
+  const [mine, theirs] = binding.socketpair(false);
+  try {
+    await send([theirs, out, err]);
+  } catch (error) {
+    binding.closeFd(mine);
+    throw error;
+  } finally {
+    binding.closeFd(theirs);
+  }
+  const socket = new Socket({ fd: mine, readable: true, writable: true });
+  // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
+  socket.on('error', () => {});
+  socket.write(frame);
+  return socket;
+}
+
+export class ForkServer implements Launcher {
   readonly #runnerPath: string;
   #server: { child: ChildProcess; socket: number } | undefined;
 
@@ -30,27 +60,8 @@ export class ForkServer {
     this.#runnerPath = runnerPath;
   }
 
-  /**
-   * Has a runner forked for one command, with `out` and `err` as its stdout and stderr (the caller keeps its own
-   * copies). Returns this side of the runner's status socket: status lines arrive on it, and ending it is the
-   * runner's lifeline.
-   */
-  async launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
-    const frame = encode(request);
-    const [mine, theirs] = binding.socketpair(false);
-    try {
-      await this.#send([theirs, out, err]);
-    } catch (error) {
-      binding.closeFd(mine);
-      throw error;
-    } finally {
-      binding.closeFd(theirs);
-    }
-    const socket = new Socket({ fd: mine, readable: true, writable: true });
-    // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
-    socket.on('error', () => {});
-    socket.write(frame);
-    return socket;
+  launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
+    return launchThrough((fds) => this.#send(fds), request, out, err);
   }
 
   /** Wakes the server should a command have stopped it. */
@@ -126,6 +137,6 @@ function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
   return Buffer.concat([length, body]);
 }
 
-function errnoName(errno: number): string {
+export function errnoName(errno: number): string {
   return Object.entries(constants.errno).find(([, value]) => value === errno)?.[0] ?? `errno ${errno}`;
 }

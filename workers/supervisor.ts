@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 import { getSystemErrorMap } from 'node:util';
 import { loadBinding } from '../src/native/loader.js';
-import type { ForkServer } from './fork-server.js';
+import type { Launcher } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
 import { bashArguments } from './long-command.js';
@@ -32,11 +32,11 @@ export class Supervised {
   #runnerExited: Promise<void>;
   #lifeline: Socket | undefined;
   #released = false;
-  #server: ForkServer;
+  #server: Launcher;
 
   readonly #onWaiting: (finding: WaitingFinding | null) => void;
 
-  constructor(task: SupervisorTask, server: ForkServer, onWaiting: (finding: WaitingFinding | null) => void = () => {}) {
+  constructor(task: SupervisorTask, server: Launcher, onWaiting: (finding: WaitingFinding | null) => void = () => {}) {
     this.#task = task;
     this.#server = server;
     this.#onWaiting = onWaiting;

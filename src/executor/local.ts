@@ -14,6 +14,7 @@ import { killNow } from './live-groups.js';
 import { sweep } from './sweep.js';
 import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
+import { SessionSandboxes, type HeldSandbox } from './session-sandboxes.js';
 import type { ExecRequest, ExecSpec, ProcessHandle, RunResult } from './types.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
@@ -33,6 +34,8 @@ export class LocalExecutor {
   readonly #env: EnvFilter;
   /** Per-session limits: cgroups where this host offers them, else a per-command process rlimit. */
   readonly cgroups: SessionCgroups;
+  /** Each session's sandbox, where its confined calls run. */
+  readonly sandboxes: SessionSandboxes;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   /** Handles whose spec is still being prepared, with their session's key. */
@@ -54,6 +57,7 @@ export class LocalExecutor {
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
     this.cgroups = new SessionCgroups(this.config.limits);
+    this.sandboxes = new SessionSandboxes(this.runnerPath);
     this.#hosts = new SupervisorHosts(supervisorPath(), this.config.threads);
   }
 
@@ -167,6 +171,7 @@ export class LocalExecutor {
     const launches = this.#bySession.get(key);
     this.#bySession.delete(key);
     if (launches) await this.#end([...launches]);
+    await this.sandboxes.closeSession(key);
     await this.cgroups.closeSession(sessionId);
     await this.spills.closeSession(sessionId);
   }
@@ -178,6 +183,7 @@ export class LocalExecutor {
     this.#closing ??= (async () => {
       for (const handle of this.#preparing.keys()) handle.kill();
       await this.#end([...this.#launches]);
+      await this.sandboxes.close();
       await this.#hosts.close();
       await this.cgroups.close();
       await this.spills.close();
@@ -228,10 +234,31 @@ export class LocalExecutor {
     return handle;
   }
 
-  /** Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. */
+  /**
+   * Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. A call
+   * in its session's own mode runs in the session's sandbox, once that is ready (built at the session's first).
+   */
   #begin(handle: StartedCommand, spec: ExecSpec, timeoutMs: number | null): void {
     // A command whose preparation outlived the executor: close() has ended every handle still preparing.
     if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
+    const runnerArgs = [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)];
+    if (!spec.sandbox?.shared || spec.sessionId === undefined) return this.#dispatch(handle, spec, timeoutMs, runnerArgs, undefined);
+    const key = spec.sessionId;
+    this.#preparing.set(handle, key);
+    void this.sandboxes.acquire(key, runnerArgs).then(
+      (held) => {
+        this.#preparing.delete(handle);
+        if (handle.waiting && !this.#closed) this.#dispatch(handle, spec, timeoutMs, runnerArgs, held);
+        else held?.release();
+      },
+      (error: unknown) => {
+        this.#preparing.delete(handle);
+        if (handle.waiting) handle.fail(error instanceof Error ? error.message : String(error), spec.sandbox);
+      },
+    );
+  }
+
+  #dispatch(handle: StartedCommand, spec: ExecSpec, timeoutMs: number | null, runnerArgs: string[], held: HeldSandbox | undefined): void {
     const launch = new Launch(this.#hosts, {
       captureId: handle.captureId,
       command: spec.command,
@@ -242,8 +269,10 @@ export class LocalExecutor {
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
-      runnerArgs: [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)],
+      runnerArgs,
+      ...(held ? { serverSocket: held.socket } : {}),
     });
+    if (held) void launch.gone.then(held.release);
     const key = spec.sessionId ?? '';
     const session = this.#bySession.get(key) ?? new Set<Launch>();
     this.#bySession.set(key, session);

@@ -20,6 +20,8 @@ export interface SupervisorTask {
   runnerPath: string;
   /** Confinement flags for shellring-runner, placed before `-c <command>`. */
   runnerArgs: string[];
+  /** The socket of the session sandbox whose fork server forks this command's runner (else the worker's own). */
+  serverSocket?: number;
 }
 
 export type SupervisorResult =

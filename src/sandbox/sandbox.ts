@@ -127,7 +127,9 @@ export class Sandbox {
     const spill = this.#spillDirFor(sessionId);
     const spillDir = spill && (await spill.made) === undefined ? spill.dir : undefined;
     args.push(...(await this.#readArgs(mode, root, spillDir)));
-    return { policy: { mode, runnerArgs: args }, env, root };
+    // The session's own mode runs in the session's sandbox; an escalated call gets a sandbox of its own.
+    const shared = sessionId !== undefined && mode === this.modeFor(sessionId);
+    return { policy: { mode, runnerArgs: args, ...(shared ? { shared } : {}) }, env, root };
   }
 
   /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */

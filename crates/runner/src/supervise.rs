@@ -10,7 +10,7 @@ use std::os::fd::AsFd;
 
 use crate::plan::Plan;
 use crate::status::Status;
-use crate::{proc_tree, signals, spawn};
+use crate::{host_pid, proc_tree, signals, spawn};
 
 /// How a supervision ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -52,7 +52,8 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     };
     let bash = match spawn::command(plan) {
         Ok(spawned) => {
-            status.line(&format!("started {} {}", spawned.pid, spawned.enforcement));
+            // The host signals bash's group by this pid: the one it sees, should we run in a sandbox's namespace.
+            status.line(&format!("started {} {}", host_pid::only_child(spawned.pid.as_raw()), spawned.enforcement));
             spawned.pid
         }
         Err(message) => {
