@@ -151,6 +151,8 @@ export class SessionSandboxes {
 
   async #end(sandbox: SessionSandbox): Promise<void> {
     const { child } = sandbox;
+    // Held until it has exited: nothing else may keep the event loop turning meanwhile.
+    child.ref();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await sandbox.exited;
   }

@@ -122,6 +122,10 @@ export class Sandbox {
       const tmp = await this.#tmpFor(sessionId);
       args.push('--rw', root, '--rw', tmp);
       env.TMPDIR = tmp;
+      // The home directory is out of view (or read-only): caches go to the session's own TMPDIR, so package
+      // managers (npm ci, pip) work in the session view and their caches last as long as the session.
+      env.XDG_CACHE_HOME = join(tmp, '.cache');
+      env.npm_config_cache = join(tmp, '.npm');
     }
     // Its own spill directory is shown once it exists (a bind needs it), unless it could not be made.
     const spill = this.#spillDirFor(sessionId);

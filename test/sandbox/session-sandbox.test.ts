@@ -2,7 +2,8 @@
 // sessions and escalated calls get their own, a sandbox whose fork server is SIGKILLed is rebuilt at the next call
 // at no other session's cost, and none of its processes outlives its session.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Runtime, Session } from '../../src/index.js';
@@ -53,7 +54,33 @@ async function namespaces(session: Session): Promise<string> {
   return text(result);
 }
 
+/** A workspace whose package depends on a tarball inside it, locked: `npm ci` needs no network. */
+function npmWorkspace(dir: string): void {
+  const dep = join(dir, 'dep-src');
+  mkdirSync(join(dir, 'vendor'), { recursive: true });
+  mkdirSync(dep);
+  writeFileSync(join(dep, 'package.json'), JSON.stringify({ name: 'shellring-dep', version: '1.0.0', main: 'index.js' }));
+  writeFileSync(join(dep, 'index.js'), "module.exports = 'dep works';\n");
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', join(dir, 'vendor')], { cwd: dep, stdio: 'ignore' });
+  const dependencies = { 'shellring-dep': 'file:vendor/shellring-dep-1.0.0.tgz' };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', dependencies }));
+  execFileSync('npm', ['install', '--package-lock-only', '--offline', '--silent'], { cwd: dir, stdio: 'ignore' });
+}
+
 describe.each(['landlock', 'bubblewrap'] as const)('session sandboxes (%s)', (backend) => {
+  it('npm ci of a locked local package works in the session view (workspace-write)', async () => {
+    const runtime = await open({ sandbox: { mode: 'workspace-write', backend } });
+    const dir = join(base, `${backend}-npm`);
+    mkdirSync(dir);
+    npmWorkspace(dir);
+    const session = runtime.session({ id: 'npm', cwd: dir });
+    const result = await bash(session, 'npm ci --offline --no-audit --no-fund --no-update-notifier --silent && node -e "console.log(require(\'shellring-dep\'))"', {
+      timeoutMs: 120_000,
+    });
+    expect(text(result)).toBe('dep works\n');
+    expect(readFileSync(join(dir, 'node_modules/shellring-dep/index.js'), 'utf8')).toContain('dep works');
+  }, 150_000);
+
   describe.each(['read-only', 'workspace-write'] as const)('in %s', (mode) => {
     const workspace = (name: string) => {
       const dir = join(base, `${backend}-${mode}-${name}`);
