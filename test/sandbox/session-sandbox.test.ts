@@ -116,6 +116,31 @@ describe.each(['landlock', 'bubblewrap'] as const)('session sandboxes (%s)', (ba
       expect(sandboxPid(runtime, a)).toBe(outer);
     });
 
+    it("rebuilt when the session's mode changes, with the new mode's rights; a running job keeps the old one", async () => {
+      const runtime = await open({ sandbox: { mode, backend } });
+      const dir = workspace('mode');
+      const session = runtime.session({ id: 'mode', cwd: dir });
+      await namespaces(session);
+      const first = sandboxPid(runtime, session);
+      const idle = tree(first).length;
+      const job = await bash(session, 'sleep 5; echo job done', { run_in_background: true });
+      expect(job.isError ?? false, text(job)).toBe(false);
+      await until(() => tree(first).length > idle, 10_000, 'the job running in the sandbox');
+      const other = mode === 'read-only' ? 'workspace-write' : 'read-only';
+      session.setSandboxMode(other);
+      const write = await bash(session, 'echo x > written && echo wrote');
+      expect(text(write).startsWith('wrote\n')).toBe(other === 'workspace-write');
+      const second = sandboxPid(runtime, session);
+      expect(second).not.toBe(first);
+      // The old sandbox serves its running job to its end, then goes.
+      expect(alive(first)).toBe(true);
+      await until(() => !alive(first), 20_000, 'the superseded sandbox gone once its job ended');
+      session.setSandboxMode(mode);
+      await namespaces(session);
+      expect(sandboxPid(runtime, session)).not.toBe(second);
+      await until(() => !alive(second), 10_000, 'the second sandbox gone once superseded');
+    });
+
     it('rebuilt after its fork server is SIGKILLed, at no cost to another session; gone after close', async () => {
       const runtime = await open({ sandbox: { mode, backend } });
       const a = runtime.session({ id: 'killed', cwd: workspace('killed') });
