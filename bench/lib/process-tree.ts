@@ -1,6 +1,7 @@
 // This process's descendants read from Linux /proc: how many, their memory (RSS and PSS), their CPU time, and this
 // process's own threads, memory and CPU time, for suites that count what idle sandboxes cost.
 import * as fs from 'node:fs';
+import { childrenOf } from './proc-cpu.js';
 
 /** Kernel clock ticks per second (USER_HZ), 100 on every Linux architecture in use. */
 const TICKS = 100;
@@ -18,27 +19,37 @@ export interface TreeReading {
   hostRss: number;
 }
 
-function children(pid: number): number[] {
-  try {
-    return fs
-      .readdirSync(`/proc/${pid}/task`)
-      .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  } catch {
-    return [];
-  }
-}
-
-/** Every live descendant of this process. */
+/** Every live descendant of this process (a zombie is not: a worker thread's ended fork server stays one, since
+ * only that thread's loop would have reaped it). */
 export function descendants(): number[] {
   const out: number[] = [];
   const queue = [process.pid];
   for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
-    for (const child of children(pid)) {
+    for (const child of childrenOf(pid)) {
+      if (zombie(child)) continue;
       out.push(child);
       queue.push(child);
     }
   }
   return out;
+}
+
+function zombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** A process's command line, spaces between its arguments ('' once it has ended). */
+export function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
 }
 
 function field(path: string, name: string): number {

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
 import { asyncRounds, roundRatios } from '../lib/async-rounds.js';
 import { spread } from '../lib/percentiles.js';
-import { readTree, type TreeReading } from '../lib/process-tree.js';
+import { cmdline, descendants, readTree, type TreeReading } from '../lib/process-tree.js';
 import { find, target, withRatios, type Figure } from '../lib/rows.js';
 import { withTempDir } from '../lib/tempdir.js';
 import type { SuiteResult } from '../lib/types.js';
@@ -108,9 +108,10 @@ async function idleSessions(dir: string, backend: Backend): Promise<IdleCost> {
     return { added, idleCpuShare };
   } finally {
     await runtime.close();
-    await sleep(500);
-    const left = readTree().processes;
-    if (left > 0) throw new Error(`session-sandboxes: ${left} processes left after close`);
+    // The workers' own fork servers end with their threads, a moment after close returns.
+    for (let waited = 0; descendants().length > 0 && waited < 10_000; waited += 100) await sleep(100);
+    const left = descendants().map((pid) => `${pid} ${cmdline(pid)}`);
+    if (left.length > 0) throw new Error(`session-sandboxes: processes left after close: ${left.join('; ')}`);
   }
 }
 
