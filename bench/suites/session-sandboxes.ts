@@ -79,7 +79,9 @@ interface IdleCost {
 async function idleSessions(dir: string, backend: Backend): Promise<IdleCost> {
   const runtime = await createRuntime({ sandbox: { mode: 'workspace-write', backend } });
   try {
-    await call(runtime.session({ id: 'warm', cwd: dir }), true);
+    const warm = join(dir, 'warm');
+    mkdirSync(warm);
+    await call(runtime.session({ id: 'warm', cwd: warm }), true);
     const before = readTree();
     let next = 0;
     const worker = async () => {

@@ -10,6 +10,7 @@ import type { Runtime, Session } from '../../src/index.js';
 import { bash, text, until } from '../helpers/calls.js';
 import { alive } from '../helpers/processes.js';
 import { runtimes } from '../helpers/runtimes.js';
+import { runScenarios, unprivilegedUid, users } from './harness.js';
 
 const open = runtimes();
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-session-sandbox-')));
@@ -175,6 +176,27 @@ describe.each(['landlock', 'bubblewrap'] as const)('session sandboxes (%s)', (ba
       expect(alive(outerB)).toBe(true);
       await runtime.close();
       await until(() => !alive(outerB), 10_000, 'every sandbox gone with the runtime');
+    });
+  });
+});
+
+describe.each(['landlock', 'bubblewrap'] as const)('session sandboxes as each user (%s)', (backend) => {
+  describe.each(users)('as %s', (user) => {
+    const facts = runScenarios(join(import.meta.dirname, 'session-sandbox.mjs'), backend, user);
+
+    it.each(['read-only', 'workspace-write'])('in %s: one per session, rebuilt after a SIGKILL, gone after close', (mode) => {
+      const { ofA, ofB, killedGone, rebuilt, rebuiltApart, closedGone, outerFound } = facts[mode];
+      const uid = user === 'root' ? '0' : String(unprivilegedUid());
+      expect(outerFound).toBe(true);
+      expect(new Set(ofA).size).toBe(1);
+      expect(ofA[0]).toMatch(new RegExp(`^mnt:\\[\\d+\\] pid:\\[\\d+\\] ${uid}\\n$`));
+      expect(ofB[0]).not.toBe(ofA[0]);
+      expect(killedGone).toBe(true);
+      expect(rebuiltApart).toBe(true);
+      expect(rebuilt[0]).toBe(rebuilt[1]);
+      expect(closedGone).toBe(true);
+      // The other session's sandbox lived through both.
+      expect(ofB[1]).toBe(ofB[0]);
     });
   });
 });
