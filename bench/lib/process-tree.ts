@@ -71,6 +71,11 @@ function cpuMs(pid: number | 'self'): number {
   }
 }
 
+/** CPU time of this process's live descendants, in ms (this process's own: process.cpuUsage()). */
+export function descendantsCpuMs(): number {
+  return descendants().reduce((sum, pid) => sum + cpuMs(pid), 0);
+}
+
 export function readTree(): TreeReading {
   const pids = descendants();
   let rss = 0;

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
 import { asyncRounds, roundRatios } from '../lib/async-rounds.js';
 import { spread } from '../lib/percentiles.js';
-import { cmdline, descendants, readTree, type TreeReading } from '../lib/process-tree.js';
+import { cmdline, descendants, descendantsCpuMs, readTree, type TreeReading } from '../lib/process-tree.js';
 import { find, target, withRatios, type Figure } from '../lib/rows.js';
 import { withTempDir } from '../lib/tempdir.js';
 import type { SuiteResult } from '../lib/types.js';
@@ -72,7 +72,9 @@ async function firstCalls(dir: string): Promise<Map<string, number[]>> {
 
 interface IdleCost {
   added: TreeReading;
-  idleCpuShare: number;
+  /** Shares of one core while idle: the host process's own, and its descendants'. */
+  hostIdle: number;
+  sandboxIdle: number;
 }
 
 /** SESSIONS sessions, one confined `true` each, then idle: what they added and what they burn while idle. */
@@ -95,10 +97,15 @@ async function idleSessions(dir: string, backend: Backend): Promise<IdleCost> {
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
     await sleep(1000);
     const after = readTree();
+    // Only the idle window counts: the readings' own /proc reads run outside it.
+    const d0 = descendantsCpuMs();
+    const s0 = process.cpuUsage();
     const t0 = performance.now();
     await sleep(IDLE_MS);
-    const idle = readTree();
-    const idleCpuShare = (idle.cpuMs - after.cpuMs) / (performance.now() - t0);
+    const own = process.cpuUsage(s0);
+    const window = performance.now() - t0;
+    const hostIdle = (own.user + own.system) / 1000 / window;
+    const sandboxIdle = (descendantsCpuMs() - d0) / window;
     const added: TreeReading = {
       processes: after.processes - before.processes,
       rss: after.rss - before.rss,
@@ -107,7 +114,7 @@ async function idleSessions(dir: string, backend: Backend): Promise<IdleCost> {
       threads: after.threads - before.threads,
       hostRss: after.hostRss - before.hostRss,
     };
-    return { added, idleCpuShare };
+    return { added, hostIdle, sandboxIdle };
   } finally {
     await runtime.close();
     // The workers' own fork servers end with their threads, a moment after close returns.
@@ -136,12 +143,14 @@ export async function run(): Promise<SuiteResult> {
   for (const backend of BACKENDS) idle.set(backend, await withTempDir(`idle-${backend}`, (dir) => idleSessions(dir, backend)));
   const idleRows = withRatios(
     BACKENDS.map((backend) => {
-      const { added, idleCpuShare } = idle.get(backend)!;
+      const { added, hostIdle, sandboxIdle } = idle.get(backend)!;
       return {
         name: `${SESSIONS} idle sessions, ${label(backend)}`,
-        value: idleCpuShare * 100,
+        value: (hostIdle + sandboxIdle) * 100,
         unit: '% of one core idle',
         extra: {
+          'host % idle': hostIdle * 100,
+          'sandboxes % idle': sandboxIdle * 100,
           'processes added': added.processes,
           'processes per session': added.processes / SESSIONS,
           'host threads added': added.threads,
@@ -178,7 +187,8 @@ export async function run(): Promise<SuiteResult> {
         `(${IN_FLIGHT} in flight), read 1 s after the last; then ${IDLE_MS / 1000} s without calls. Processes, RSS and ` +
         'PSS are those of every descendant of the benchmark process (the session sandboxes, plus the workers\' fork ' +
         'servers, present before too); host threads and RSS are the benchmark process\'s own. Idle CPU is the CPU ' +
-        'time of the process and all its descendants over the idle window. Every process is checked gone after close.',
+        'time over the idle window of the benchmark process (process.cpuUsage) and of all its descendants (/proc, ' +
+        'read just before and after the window). Every process is checked gone after close.',
     ],
   };
 }
