@@ -74,7 +74,7 @@ export class SessionSandboxes {
       }
       return undefined;
     }
-    return { socket: sandbox.socket, release: once1(release) };
+    return { socket: sandbox.socket, release: onlyOnce(release) };
   }
 
   /** The outermost process of the session's sandbox (tests find its fork server below it). */
@@ -168,7 +168,7 @@ async function firstLine(child: ChildProcess): Promise<string> {
   return line;
 }
 
-function once1(fn: () => void): () => void {
+function onlyOnce(fn: () => void): () => void {
   let done = false;
   return () => {
     if (done) return;
