@@ -13,11 +13,45 @@ import { encode, type RunnerRequest } from '../src/executor/runner-request.js';
 
 const binding = loadBinding();
 /** How long a full request queue may last (the server stopped or wedged) before the server is replaced. */
-const STUCK_SERVER_MS = 2000;
+export const STUCK_SERVER_MS = 2000;
 /** Bytes of a runner's command line shown in ps (the kernel shows at most a page). */
 const TITLE_ROOM = 4000;
 
-export class ForkServer {
+/** What forks a command's runner: the worker's own fork server, or a session sandbox's. */
+export interface Launcher {
+  launch(request: RunnerRequest, out: number, err: number): Promise<Socket>;
+  /** Wakes the server should a command have stopped it. */
+  wake(): void;
+}
+
+/**
+ * Has a runner forked for one command through `send` (which hands the server the runner's descriptors), with `out`
+ * and `err` as its stdout and stderr (the caller keeps its own copies). Returns this side of the runner's status
+ * socket: status lines arrive on it, and ending it is the runner's lifeline.
+ */
+export async function launchThrough(send: (fds: number[]) => Promise<void>, request: RunnerRequest, out: number, err: number): Promise<Socket> {
+  const frame = encode(request);
+  const [mine, theirs] = binding.socketpair(false);
+  let sent: number;
+  try {
+    // The request waits in the socket before the runner exists, so the runner reads it as soon as it starts
+    // instead of waiting for this thread to set up its side of the socket.
+    sent = writeEarly(mine, frame);
+    await send([theirs, out, err]);
+  } catch (error) {
+    binding.closeFd(mine);
+    throw error;
+  } finally {
+    binding.closeFd(theirs);
+  }
+  const socket = new Socket({ fd: mine, readable: true, writable: true });
+  // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
+  socket.on('error', () => {});
+  if (sent < frame.length) socket.write(frame.subarray(sent));
+  return socket;
+}
+
+export class ForkServer implements Launcher {
   readonly #runnerPath: string;
   #server: { child: ChildProcess; socket: number } | undefined;
 
@@ -25,31 +59,8 @@ export class ForkServer {
     this.#runnerPath = runnerPath;
   }
 
-  /**
-   * Has a runner forked for one command, with `out` and `err` as its stdout and stderr (the caller keeps its own
-   * copies). Returns this side of the runner's status socket: status lines arrive on it, and ending it is the
-   * runner's lifeline.
-   */
-  async launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
-    const frame = encode(request);
-    const [mine, theirs] = binding.socketpair(false);
-    let sent: number;
-    try {
-      // The request waits in the socket before the runner exists, so the runner reads it as soon as it starts
-      // instead of waiting for this thread to set up its side of the socket.
-      sent = writeEarly(mine, frame);
-      await this.#send([theirs, out, err]);
-    } catch (error) {
-      binding.closeFd(mine);
-      throw error;
-    } finally {
-      binding.closeFd(theirs);
-    }
-    const socket = new Socket({ fd: mine, readable: true, writable: true });
-    // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
-    socket.on('error', () => {});
-    if (sent < frame.length) socket.write(frame.subarray(sent));
-    return socket;
+  launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
+    return launchThrough((fds) => this.#send(fds), request, out, err);
   }
 
   /** Wakes the server should a command have stopped it. */
@@ -122,6 +133,6 @@ function writeEarly(fd: number, frame: Buffer): number {
   }
 }
 
-function errnoName(errno: number): string {
+export function errnoName(errno: number): string {
   return Object.entries(constants.errno).find(([, value]) => value === errno)?.[0] ?? `errno ${errno}`;
 }

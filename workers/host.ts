@@ -2,7 +2,8 @@
 // events (process exits, status lines, timers); there is no per-command Piscina task and no per-worker cap.
 import type { MessagePort } from 'node:worker_threads';
 import type { AttachTask, HostEvent, HostRequest, SupervisorResult } from '../src/executor/protocol.js';
-import { ForkServer } from './fork-server.js';
+import { ForkServer, type Launcher } from './fork-server.js';
+import { SessionServer } from './session-server.js';
 import { Supervised } from './supervisor.js';
 
 /** Attaches a host to this worker and returns once the pool says every worker has one (so each gets its own). */
@@ -29,8 +30,9 @@ export default function attach({ port }: AttachTask): Promise<void> {
   });
 
   function start(id: number, task: Extract<HostRequest, { type: 'start' }>['task']): void {
-    let server = servers.get(task.runnerPath);
-    if (!server) servers.set(task.runnerPath, (server = new ForkServer(task.runnerPath)));
+    let server: Launcher | undefined = servers.get(task.runnerPath);
+    if (task.serverSocket !== undefined) server = new SessionServer(task.serverSocket);
+    else if (!server) servers.set(task.runnerPath, (server = new ForkServer(task.runnerPath)));
     const run = new Supervised(task, server, {
       waiting: (finding) => send({ type: 'waiting', id, finding }),
       deadline: () => send({ type: 'deadline', id }),

@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 import { loadBinding } from '../src/native/loader.js';
 import { supervisionErrors } from '../src/contract/index.js';
-import type { ForkServer } from './fork-server.js';
+import type { Launcher } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
 import { bashArguments, chdirFailure } from '../src/executor/runner-request.js';
@@ -42,7 +42,7 @@ export class Supervised {
   #runnerExited: Promise<void>;
   #lifeline: Socket | undefined;
   #released = false;
-  #server: ForkServer;
+  #server: Launcher;
   /** Settles once the capture is finished: at end-of-file of both pipes, or when the drain's deadline passed. */
   #captured: Promise<void> = Promise.resolve();
   #outputEnded = false;
@@ -50,7 +50,7 @@ export class Supervised {
   readonly #onWaiting: (finding: WaitingFinding | null) => void;
   readonly #onDeadline: () => void;
 
-  constructor(task: SupervisorTask, server: ForkServer, events: SupervisedEvents = {}) {
+  constructor(task: SupervisorTask, server: Launcher, events: SupervisedEvents = {}) {
     this.#task = task;
     this.#server = server;
     this.#onWaiting = events.waiting ?? (() => {});

@@ -52,7 +52,8 @@ export function descendantsNamed(name: string): { pid: number; ppid: number }[] 
   return found;
 }
 
-function childrenOf(pid: number): number[] {
+/** The children of every thread of `pid`. */
+export function childrenOf(pid: number): number[] {
   try {
     return fs
       .readdirSync(`/proc/${pid}/task`)

@@ -16,6 +16,7 @@ import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
 import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SandboxHost, SpillRead } from './types.js';
 import { readSpillFile } from './read-spill.js';
+import { SessionSandboxes, type HeldSandbox } from './session-sandboxes.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
@@ -37,6 +38,8 @@ export class LocalExecutor implements Executor {
   readonly #env: EnvFilter;
   /** Per-session limits: cgroups where this host offers them, else a per-command process rlimit. */
   readonly cgroups: SessionCgroups;
+  /** Each session's sandbox, where its confined calls run. */
+  readonly sandboxes: SessionSandboxes;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   /** Handles whose spec is still being prepared, with their session's key. */
@@ -59,6 +62,7 @@ export class LocalExecutor implements Executor {
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
     this.cgroups = new SessionCgroups(this.config.limits);
+    this.sandboxes = new SessionSandboxes(this.runnerPath);
     this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
     const { spills } = this;
     this.sandboxHost = { runnerPath: this.runnerPath, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
@@ -181,6 +185,7 @@ export class LocalExecutor implements Executor {
     const launches = this.#bySession.get(key);
     this.#bySession.delete(key);
     if (launches) await this.#end([...launches]);
+    await this.sandboxes.closeSession(key);
     await this.cgroups.closeSession(sessionId);
     await this.spills.closeSession(sessionId);
   }
@@ -192,6 +197,7 @@ export class LocalExecutor implements Executor {
     this.#closing ??= (async () => {
       for (const handle of this.#preparing.keys()) handle.kill();
       await this.#end([...this.#launches]);
+      await this.sandboxes.close();
       await this.#hosts.close();
       await this.cgroups.close();
       await this.spills.close();
@@ -246,10 +252,31 @@ export class LocalExecutor implements Executor {
     return handle;
   }
 
-  /** Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. */
+  /**
+   * Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. A call
+   * in its session's own mode runs in the session's sandbox, once that is ready (built at the session's first).
+   */
   #begin(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout): void {
     // A command whose preparation outlived the executor: close() has ended every handle still preparing.
     if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
+    const runnerArgs = [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)];
+    if (!spec.sandbox?.shared || spec.sessionId === undefined) return this.#dispatch(handle, spec, atTimeout, runnerArgs, undefined);
+    const key = spec.sessionId;
+    this.#preparing.set(handle, key);
+    void this.sandboxes.acquire(key, runnerArgs).then(
+      (held) => {
+        this.#preparing.delete(handle);
+        if (handle.waiting && !this.#closed) this.#dispatch(handle, spec, atTimeout, runnerArgs, held);
+        else held?.release();
+      },
+      (error: unknown) => {
+        this.#preparing.delete(handle);
+        if (handle.waiting) handle.fail(error instanceof Error ? error.message : String(error), spec.sandbox);
+      },
+    );
+  }
+
+  #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, runnerArgs: string[], held: HeldSandbox | undefined): void {
     const launch = new Launch(this.#hosts, {
       captureId: handle.captureId,
       command: spec.command,
@@ -261,9 +288,11 @@ export class LocalExecutor implements Executor {
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
-      runnerArgs: [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)],
+      runnerArgs,
       sessionId: spec.sessionId,
+      ...(held ? { serverSocket: held.socket } : {}),
     });
+    if (held) void launch.gone.then(held.release);
     const key = spec.sessionId ?? '';
     const session = this.#bySession.get(key) ?? new Set<Launch>();
     this.#bySession.set(key, session);

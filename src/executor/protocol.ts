@@ -26,6 +26,8 @@ export interface SupervisorTask {
   runnerArgs: string[];
   /** The session the command belongs to (the SSH executor runs a session's commands on its host). */
   sessionId?: string;
+  /** The socket of the session sandbox whose fork server forks this command's runner (else the worker's own). */
+  serverSocket?: number;
 }
 
 export type SupervisorResult =

@@ -27,6 +27,8 @@ export interface ExecRequest {
 export interface SandboxSpec {
   mode: string;
   runnerArgs: string[];
+  /** In the session's own mode (not an escalation): runs in the session's sandbox, shared by its calls. */
+  shared?: boolean;
 }
 
 export type { SandboxFacts };

@@ -117,12 +117,18 @@ export class Sandbox {
       const tmp = await this.#tmpFor(sessionId);
       args.push('--rw', root, '--rw', tmp);
       env.TMPDIR = tmp;
+      // The home directory is out of view (or read-only): caches go to the session's own TMPDIR, so package
+      // managers (npm ci, pip) work in the session view and their caches last as long as the session.
+      env.XDG_CACHE_HOME = join(tmp, '.cache');
+      env.npm_config_cache = join(tmp, '.npm');
     }
     // Its own spill directory is shown once it exists (a bind needs it), unless it could not be made.
     const spill = this.#spillDirFor(sessionId);
     const spillDir = spill && (await spill.made) === undefined ? spill.dir : undefined;
     args.push(...(await this.#readArgs(mode, root, spillDir)));
-    return { policy: { mode, runnerArgs: args }, env, root };
+    // The session's own mode runs in the session's sandbox; an escalated call gets a sandbox of its own.
+    const shared = sessionId !== undefined && mode === this.modeFor(sessionId);
+    return { policy: { mode, runnerArgs: args, ...(shared ? { shared } : {}) }, env, root };
   }
 
   /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */

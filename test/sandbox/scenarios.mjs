@@ -137,18 +137,20 @@ chmodSync(noSeccompRunner, 0o755);
   facts.noSeccomp = { text: result.content[0].text, exists: existsSync(join(ws, 'no-seccomp.txt')) };
   await rt.close();
 }
-// A runner failure, for real: bubblewrap is there when the backend is probed and gone when a command starts, so
-// the runner's exec of it fails before anything ran.
+// A runner failure, for real: bubblewrap is there when the backend is probed (by another session, whose sandbox
+// is built then) and gone when this session's first command starts, so neither its session sandbox nor the runner
+// that confines the command on its own can exec it, and nothing ran.
 const vanishingBwrap = join(base, 'vanishing-bwrap');
 symlinkSync('/usr/bin/bwrap', vanishingBwrap);
 {
   const rt = await createRuntime({ sandbox: { mode: 'read-only', backend: 'bubblewrap', bwrapPath: vanishingBwrap } });
   // Without promotion a foreground call runs to its deadline with no job behind it: the same failure, the same text.
   const deadlineOnly = await createRuntime({ sandbox: { mode: 'read-only', backend: 'bubblewrap', bwrapPath: vanishingBwrap }, promoteOnTimeout: false });
+  // The backend is probed from other sessions: a failing session's own sandbox is built after bubblewrap is gone.
+  await rt.session({ id: 'probing', cwd: ws }).callTool('bash', { command: 'true', description: 'probe the backend' });
+  await deadlineOnly.session({ id: 'probing-deadline', cwd: ws }).callTool('bash', { command: 'true', description: 'probe the backend' });
   const s = rt.session({ id: 'failing', cwd: ws });
   const d = deadlineOnly.session({ id: 'failing-deadline', cwd: ws });
-  await s.callTool('bash', { command: 'true', description: 'probe the backend' });
-  await d.callTool('bash', { command: 'true', description: 'probe the backend' });
   unlinkSync(vanishingBwrap);
   const fg = await s.callTool('bash', { command: 'echo hi', description: 'runner fails' });
   const fgDeadline = await d.callTool('bash', { command: 'echo hi', description: 'runner fails' });

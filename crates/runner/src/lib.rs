@@ -3,6 +3,7 @@
 
 pub mod caps;
 pub mod fds;
+pub mod host_pid;
 pub mod keyring;
 pub mod limits;
 pub mod mount_ns;
@@ -14,6 +15,7 @@ pub mod probe;
 pub mod proc_tree;
 pub mod request;
 pub mod serve;
+pub mod session;
 pub mod signals;
 pub mod spawn;
 pub mod status;

@@ -11,10 +11,11 @@
 //! descendant, including those that left the process group with `setsid` or a double fork: as the child subreaper
 //! it inherits them all.
 //! `--probe` prints what this kernel enforces, as one JSON line on stdout.
-//! `--serve` makes this process a fork server on fd 3 (see `serve`): it forks a runner per command it is sent.
+//! `--serve` makes this process a fork server on fd 3 (see `serve`): it forks a runner per command it is sent;
+//! after confinement flags, a session sandbox with such a server inside (see `session`).
 //! `--stdio` serves many commands over stdin and stdout, framed (see `stdio`): the remote end of an SSH channel.
 
-use shellring_runner::{limits, plan, probe, serve, status, stdio, supervise};
+use shellring_runner::{host_pid, limits, plan, probe, serve, session, status, stdio, supervise};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitCode;
 
@@ -26,17 +27,13 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(plan::Invocation::Run(plan)) => plan,
-        Ok(plan::Invocation::Serve) => {
-            // SAFETY: F_GETFD on an integer fd has no memory effects; a closed fd yields EBADF.
-            if unsafe { libc::fcntl(3, libc::F_GETFD) } < 0 {
-                eprintln!("shellring-runner: fd 3 is not open; it must be the server socket");
-                return ExitCode::from(2);
-            }
-            // SAFETY: fd 3 is open (checked above) and handed to us by our parent; nothing else here owns it.
-            let socket = unsafe { OwnedFd::from_raw_fd(3) };
-            return ExitCode::from(serve::serve(socket));
+        Ok(plan::Invocation::Serve) => return served(|socket| serve::serve(socket, false)),
+        Ok(plan::Invocation::ServeInside { host_proc }) => {
+            host_pid::adopt(host_proc);
+            return served(|socket| serve::serve(socket, true));
         }
         Ok(plan::Invocation::Stdio) => return ExitCode::from(stdio::serve()),
+        Ok(plan::Invocation::SessionServe(plan)) => return served(|socket| session::serve(plan, socket)),
         Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
             let error = limits::exec_limited(nproc, &argv);
             eprintln!("shellring-runner: {error}");
@@ -55,4 +52,16 @@ fn main() -> ExitCode {
         supervise::Ended::Ran => ExitCode::SUCCESS,
         supervise::Ended::NotStarted => ExitCode::from(1),
     }
+}
+
+/// Runs a server on fd 3, the socket its parent handed over.
+fn served(server: impl FnOnce(OwnedFd) -> u8) -> ExitCode {
+    // SAFETY: F_GETFD on an integer fd has no memory effects; a closed fd yields EBADF.
+    if unsafe { libc::fcntl(3, libc::F_GETFD) } < 0 {
+        eprintln!("shellring-runner: fd 3 is not open; it must be the server socket");
+        return ExitCode::from(2);
+    }
+    // SAFETY: fd 3 is open (checked above) and handed to us by our parent; nothing else here owns it.
+    let socket = unsafe { OwnedFd::from_raw_fd(3) };
+    ExitCode::from(server(socket))
 }

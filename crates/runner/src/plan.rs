@@ -36,6 +36,10 @@ pub struct Plan {
     pub readable: Vec<String>,
     /// Paths whose content a confined command never sees (a file reads empty, a directory is empty).
     pub denied: Vec<String>,
+    /// Run inside a session sandbox (see `session`): its namespaces, view, cgroups and, with bubblewrap, seccomp
+    /// filter are in place already; the command gets only its own Landlock ruleset, filter and limits. Set by the
+    /// sandbox's fork server, never by an argument.
+    pub inside: bool,
 }
 
 /// The read policy of a confined command.
@@ -62,11 +66,16 @@ pub enum Invocation {
     Serve,
     /// Framed requests on stdin, framed events on stdout (see `stdio`): many commands over one byte stream.
     Stdio,
+    /// A session sandbox on fd 3: builds the plan's view (no command) around a fork server inside it.
+    SessionServe(Plan),
+    /// The fork server inside a bubblewrap session sandbox: its runners are `inside`; `host_proc` is the host's
+    /// /proc, opened before bubblewrap hid it.
+    ServeInside { host_proc: i32 },
     /// Inside bubblewrap's user namespace: set the process-count limit, then exec the rest (bash).
     ExecLimited { nproc: u64, argv: Vec<String> },
 }
 
-pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--view host|session] [--ro PATH]... [--deny PATH]... [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n       shellring-runner --stdio   (framed requests on stdin, framed events on stdout)\n(fd 3 must be the status socket when running a command)";
+pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--view host|session] [--ro PATH]... [--deny PATH]... [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n       shellring-runner --landlock|--bwrap PATH [confinement flags]... --serve   (a session sandbox; fd 3: its socket)\n       shellring-runner --stdio   (framed requests on stdin, framed events on stdout)\n(fd 3 must be the status socket when running a command)";
 
 /// # Errors
 /// A message naming the bad argument.
@@ -89,6 +98,11 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--probe" if args.len() == 1 => return Ok(Invocation::Probe),
             "--serve" if args.len() == 1 => return Ok(Invocation::Serve),
             "--stdio" if args.len() == 1 => return Ok(Invocation::Stdio),
+            "--serve-inside" if args.len() == 2 => {
+                let fd = value(&mut iter, arg)?;
+                let host_proc = fd.parse::<i32>().ok().filter(|&fd| fd > 2).ok_or_else(|| format!("--serve-inside: not a descriptor: {fd:?}"))?;
+                return Ok(Invocation::ServeInside { host_proc });
+            }
             "--exec-limited" => {
                 let n = value(&mut iter, arg)?;
                 let nproc = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--exec-limited: not a positive count: {n:?}"))?;
@@ -135,16 +149,20 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                     other => return Err(format!("--isolation: expected auto or seccomp, got {other:?}")),
                 }
             }
-            "-c" => {
-                let command = value(&mut iter, arg)?;
+            "-c" | "--serve" => {
+                let serve = arg == "--serve";
+                let command = if serve { String::new() } else { value(&mut iter, arg)? };
                 if iter.next().is_some() {
-                    return Err("-c <command> must come last".into());
+                    return Err(if serve { "--serve must come last" } else { "-c <command> must come last" }.into());
                 }
                 if allow_unix_sockets && !deny_network {
                     return Err("--allow-unix-sockets applies only with --deny-network".into());
                 }
                 if view == View::Session && matches!(backend, Backend::None) {
                     return Err("--view session needs a sandbox backend".into());
+                }
+                if serve && (matches!(backend, Backend::None) || isolation == Isolation::Seccomp) {
+                    return Err("a session sandbox needs a sandbox backend and its namespaces".into());
                 }
                 let plan = Plan {
                     command,
@@ -160,8 +178,9 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                     view,
                     readable,
                     denied,
+                    inside: false,
                 };
-                return Ok(Invocation::Run(plan));
+                return Ok(if serve { Invocation::SessionServe(plan) } else { Invocation::Run(plan) });
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -266,6 +285,22 @@ mod tests {
     fn bubblewrap_path() {
         let plan = run(&["--bwrap", "/usr/bin/bwrap", "-c", "true"]);
         assert!(matches!(plan.backend, Backend::Bubblewrap(ref p) if p == "/usr/bin/bwrap"));
+    }
+
+    #[test]
+    fn a_session_sandbox_takes_the_confinement_flags_and_no_command() {
+        match parse(&args(&["--landlock", "--rw", "/w", "--view", "session", "--serve"])) {
+            Ok(Invocation::SessionServe(plan)) => {
+                assert_eq!(plan.writable, ["/w"]);
+                assert!(plan.command.is_empty() && !plan.inside);
+            }
+            _ => panic!("not parsed as a session sandbox"),
+        }
+        assert!(matches!(parse(&args(&["--serve-inside", "5"])), Ok(Invocation::ServeInside { host_proc: 5 })));
+        assert!(parse(&args(&["--serve-inside", "1"])).is_err());
+        for list in [&["--serve", "-c", "x"][..], &["--rw", "/w", "--serve"][..], &["--landlock", "--isolation", "seccomp", "--serve"][..]] {
+            assert!(parse(&args(list)).is_err(), "{list:?}");
+        }
     }
 
     #[test]

@@ -19,12 +19,13 @@ use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, ForkResult, Pid};
 
-use crate::plan::{self, Invocation};
+use crate::plan::{self, Invocation, Plan};
 use crate::status::Status;
-use crate::{proc_tree, request, signals, supervise, title};
+use crate::{host_pid, proc_tree, request, signals, supervise, title};
 
-/// Serves until the worker goes away. Returns the process exit code.
-pub fn serve(socket: OwnedFd) -> u8 {
+/// Serves until the worker goes away (every worker, for a session sandbox's server: `inside`, whose runners run in
+/// the sandbox it stands in and which says `ready` on stdout once it serves). Returns the process exit code.
+pub fn serve(socket: OwnedFd, inside: bool) -> u8 {
     // A group of our own: a terminal's Ctrl-C reaches the host, which then closes its commands in order.
     let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -38,7 +39,10 @@ pub fn serve(socket: OwnedFd) -> u8 {
             return 1;
         }
     };
-    let mut server = Server::new();
+    if inside {
+        announce_ready();
+    }
+    let mut server = Server::new(inside);
     loop {
         let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN), PollFd::new(sfd.as_fd(), PollFlags::POLLIN)];
         if let Err(e) = poll(&mut fds, PollTimeout::NONE) {
@@ -66,6 +70,19 @@ pub fn serve(socket: OwnedFd) -> u8 {
     0
 }
 
+/// `ready` on stdout, which is then let go: the host waits for this line before it sends a session's first command.
+fn announce_ready() {
+    // SAFETY: write, open, dup2 and close on descriptors of this process.
+    unsafe {
+        libc::write(1, b"ready\n".as_ptr().cast(), 6);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, 1);
+            libc::close(null);
+        }
+    }
+}
+
 pub(crate) fn set_dumpable(on: bool) {
     // SAFETY: PR_SET_DUMPABLE changes a flag of this process and touches no memory of ours.
     let _ = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, libc::c_ulong::from(on), 0, 0, 0) };
@@ -76,11 +93,13 @@ pub(crate) struct Server {
     /// The runners this server forked and has not reaped yet.
     pub(crate) runners: HashSet<Pid>,
     me: Pid,
+    /// A session sandbox's server: every runner runs inside it.
+    inside: bool,
 }
 
 impl Server {
-    pub(crate) fn new() -> Server {
-        Server { runners: HashSet::new(), me: nix::unistd::getpid() }
+    pub(crate) fn new(inside: bool) -> Server {
+        Server { runners: HashSet::new(), me: nix::unistd::getpid(), inside }
     }
 
     /// Takes every request waiting on the socket; false once the worker closed its end.
@@ -122,9 +141,11 @@ impl Server {
                     let _ = nix::unistd::close(sfd.as_fd().as_raw_fd());
                     // A non-dumpable process's /proc files belong to root, so a runner that makes a user namespace
                     // could not write its own uid_map. It holds nothing of the server's: the server's environment is
-                    // the scrubbed one the worker gave it, and each request carries only its own command's.
-                    set_dumpable(true);
-                    let code = runner(status, out, err);
+                    // the scrubbed one the worker gave it, and each request carries only its own command's. Inside a
+                    // session sandbox no runner makes a namespace, and its session's commands share its pid namespace:
+                    // it stays closed to them.
+                    set_dumpable(!self.inside);
+                    let code = runner(status, out, err, self.inside);
                     // SAFETY: ends this child at once, with no unwinding into the server's loop.
                     unsafe { libc::_exit(code) };
                 }
@@ -182,10 +203,10 @@ impl Server {
 }
 
 /// The forked child: reads its request, takes stdin/stdout/stderr, and supervises the command.
-fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
+fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd, inside: bool) -> i32 {
     let status = Status::new(status);
     // First, so the worker can wake or kill this runner even before the command starts.
-    status.line(&format!("runner {}", nix::unistd::getpid()));
+    status.line(&format!("runner {}", host_pid::own()));
     let request = match request::read(&mut Reader(status.fd())) {
         Ok(request) => request,
         Err(e) => {
@@ -193,11 +214,12 @@ fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
             return 1;
         }
     };
-    run_request(&status, out, err, &request)
+    run_request(&status, out, err, &request, inside)
 }
 
-/// Supervises one parsed request in a freshly forked, single-threaded child whose status channel is `status`.
-pub(crate) fn run_request(status: &Status, out: OwnedFd, err: OwnedFd, request: &request::Request) -> i32 {
+/// Supervises one parsed request in a freshly forked, single-threaded child whose status channel is `status`
+/// (`inside`: the child of a session sandbox's server).
+pub(crate) fn run_request(status: &Status, out: OwnedFd, err: OwnedFd, request: &request::Request, inside: bool) -> i32 {
     if let Err(e) = take_stdio(out, err, request.stdin.as_deref()) {
         status.line(&format!("error spawn: stdio: {e}"));
         return 1;
@@ -217,7 +239,7 @@ pub(crate) fn run_request(status: &Status, out: OwnedFd, err: OwnedFd, request: 
     }
     title::set(&format!("shellring-runner {}", request.args.join(" ")));
     let plan = match plan::parse(&request.args) {
-        Ok(Invocation::Run(plan)) => plan,
+        Ok(Invocation::Run(plan)) => Plan { inside, ..plan },
         Ok(_) => {
             status.line("error request: not a command");
             return 1;

@@ -51,6 +51,8 @@ struct Layers {
     session: bool,
     /// Any sandbox: the command gets a keyring of its own.
     confined: bool,
+    /// In a session sandbox: its namespaces are there already, so their absence is no fallback.
+    inside: bool,
     ruleset: Option<Ruleset>,
     /// Applied when the namespace cannot be entered (Landlock only).
     fallback: Option<BpfProgram>,
@@ -131,15 +133,18 @@ fn read_report(pipe: &OwnedFd) -> Option<(u32, i32)> {
 fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
     let confined = !matches!(plan.backend, Backend::None);
     let filter = if confined { Some(seccomp::command_filter(plan.deny_network.then_some(plan.allow_unix_sockets))?) } else { None };
-    // The rlimit binds only where the command gets its own user namespace (Landlock); bubblewrap applies it
-    // inside its own through the runner's exec wrapper (see argv).
-    let nproc = if matches!(plan.backend, Backend::Landlock) { plan.nproc } else { None };
+    // The rlimit binds only where the command runs in a user namespace (Landlock's, or a session sandbox's);
+    // bubblewrap of its own applies it inside its own through the runner's exec wrapper (see argv).
+    let nproc = if matches!(plan.backend, Backend::Landlock) || plan.inside { plan.nproc } else { None };
     let session = plan.view == View::Session;
+    // A session sandbox joined its session's cgroups before its view made cgroupfs read-only: its runners are in.
+    let cgroups: &[String] = if plan.inside { &[] } else { &plan.cgroups };
     let mut layers = Layers {
-        limits: limits::prepare(&plan.cgroups, &plan.cgroup_limits, nproc)?,
+        limits: limits::prepare(cgroups, &plan.cgroup_limits, nproc)?,
         namespace: None,
         session,
         confined,
+        inside: plan.inside,
         ruleset: None,
         fallback: None,
         filter: None,
@@ -147,6 +152,11 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
     };
     let enforcement = match &plan.backend {
         Backend::None => "none",
+        // Inside bubblewrap's session sandbox the filter is installed here, beside the one the sandbox holds.
+        Backend::Bubblewrap(_) if plan.inside => {
+            layers.filter = filter;
+            "full"
+        }
         Backend::Bubblewrap(_) => {
             if let Some(program) = filter {
                 layers.bwrap_seccomp = Some(seccomp::program_fd(&program)?);
@@ -161,7 +171,7 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
             let readable = session.then(|| plan.readable.clone());
             let policy = landlock::Policy { writable: plan.writable.clone(), deny_network: plan.deny_network, session: readable };
             layers.ruleset = Some(Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?);
-            if plan.isolation == Isolation::Auto {
+            if plan.isolation == Isolation::Auto && !plan.inside {
                 layers.namespace = Some(mount_ns::prepare(plan)?);
             }
             layers.fallback = Some(seccomp::fallback_filter()?);
@@ -178,62 +188,85 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
 
 fn argv(plan: &Plan, seccomp_fd: Option<RawFd>) -> Result<Vec<CString>, String> {
     let mut args: Vec<String> = Vec::new();
-    if let Backend::Bubblewrap(path) = &plan.backend {
-        args.extend([path.as_str(), "--die-with-parent", "--new-session", "--cap-drop", "ALL"].map(String::from));
-        let session = plan.view == View::Session;
-        if session {
-            bwrap_system(&mut args);
-        } else {
-            args.extend(["--ro-bind", "/", "/"].map(String::from));
-        }
-        args.extend(["--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc"].map(String::from));
-        // A fresh /proc is writable where the kernel's settings live; bubblewrap run by root leaves /proc/sys so.
-        args.extend(["--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"].map(String::from));
-        let emptied: Vec<&str> = if session { view::existing(view::EMPTIED).collect() } else { Vec::new() };
-        for path in emptied.iter().copied().chain(plan.hidden.iter().filter(|h| view::hidden_shown(plan, h)).map(String::as_str)) {
-            args.extend(["--tmpfs".to_string(), path.to_string()]);
-        }
+    if let (Backend::Bubblewrap(path), false) = (&plan.backend, plan.inside) {
         // Unprivileged, bubblewrap's own user namespace counts the command's processes apart from the host's; as
         // root no rlimit binds (the session's cgroup does).
         let mut wrapper = Vec::new();
         if let (Some(n), false) = (plan.nproc, rustix::process::geteuid().is_root()) {
-            let me = std::env::current_exe().map_err(|e| format!("spawn: the runner's own path: {e}"))?;
-            let me = me.to_string_lossy().into_owned();
-            if session {
-                args.extend(["--ro-bind".to_string(), me.clone(), me.clone()]);
-            }
+            let me = own_path()?;
             wrapper.extend([me, "--exec-limited".into(), n.to_string(), "--".into()]);
         }
-        for path in plan.readable.iter().filter(|p| std::path::Path::new(p).exists()) {
-            args.extend(["--ro-bind".to_string(), path.clone(), path.clone()]);
-        }
-        for path in &plan.writable {
-            args.extend(["--bind".to_string(), path.clone(), path.clone()]);
-        }
-        for (path, dir) in view::masks(plan) {
-            if dir {
-                args.extend(["--tmpfs".to_string(), path.clone(), "--remount-ro".to_string(), path]);
-            } else {
-                args.extend(["--ro-bind".to_string(), "/dev/null".to_string(), path]);
-            }
-        }
-        // The emptied places stay empty: nothing written there would outlive the command, but read-only is read-only.
-        for path in emptied {
-            args.extend(["--remount-ro".to_string(), path.to_string()]);
-        }
-        if plan.deny_network {
-            args.push("--unshare-net".into());
-        }
-        if let Some(fd) = seccomp_fd {
-            args.extend(["--seccomp".to_string(), fd.to_string()]);
-        }
-        args.push("--".into());
+        args = bwrap_args(plan, path, seccomp_fd, wrapper.first().map(String::as_str));
         args.extend(wrapper);
     }
     args.extend(["bash".to_string(), "-c".to_string(), plan.command.clone()]);
+    to_c(args)
+}
+
+/// The runner's own executable, which a bubblewrap sandbox runs inside.
+///
+/// # Errors
+/// When the kernel cannot name it.
+pub fn own_path() -> Result<String, String> {
+    let me = std::env::current_exe().map_err(|e| format!("spawn: the runner's own path: {e}"))?;
+    Ok(me.to_string_lossy().into_owned())
+}
+
+/// The arguments of NUL-free strings, for exec.
+///
+/// # Errors
+/// When one holds a NUL byte.
+pub fn to_c(args: Vec<String>) -> Result<Vec<CString>, String> {
     args.into_iter()
         .map(|a| CString::new(a).map_err(|_| "spawn: an argument contains a NUL byte".to_string()))
         .collect()
+}
+
+/// bubblewrap and its arguments up to the `--` before the program it runs: the plan's view, namespaces and filter
+/// (`seccomp_fd`), with `runner` (the runner's own executable) shown read-only in the session view.
+pub fn bwrap_args(plan: &Plan, path: &str, seccomp_fd: Option<RawFd>, runner: Option<&str>) -> Vec<String> {
+    let mut args: Vec<String> = [path, "--die-with-parent", "--new-session", "--cap-drop", "ALL"].map(String::from).to_vec();
+    let session = plan.view == View::Session;
+    if session {
+        bwrap_system(&mut args);
+    } else {
+        args.extend(["--ro-bind", "/", "/"].map(String::from));
+    }
+    args.extend(["--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc"].map(String::from));
+    // A fresh /proc is writable where the kernel's settings live; bubblewrap run by root leaves /proc/sys so.
+    args.extend(["--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"].map(String::from));
+    let emptied: Vec<&str> = if session { view::existing(view::EMPTIED).collect() } else { Vec::new() };
+    for path in emptied.iter().copied().chain(plan.hidden.iter().filter(|h| view::hidden_shown(plan, h)).map(String::as_str)) {
+        args.extend(["--tmpfs".to_string(), path.to_string()]);
+    }
+    if let (Some(me), true) = (runner, session) {
+        args.extend(["--ro-bind".to_string(), me.to_string(), me.to_string()]);
+    }
+    for path in plan.readable.iter().filter(|p| std::path::Path::new(p).exists()) {
+        args.extend(["--ro-bind".to_string(), path.clone(), path.clone()]);
+    }
+    for path in &plan.writable {
+        args.extend(["--bind".to_string(), path.clone(), path.clone()]);
+    }
+    for (path, dir) in view::masks(plan) {
+        if dir {
+            args.extend(["--tmpfs".to_string(), path.clone(), "--remount-ro".to_string(), path]);
+        } else {
+            args.extend(["--ro-bind".to_string(), "/dev/null".to_string(), path]);
+        }
+    }
+    // The emptied places stay empty: nothing written there would outlive the command, but read-only is read-only.
+    for path in emptied {
+        args.extend(["--remount-ro".to_string(), path.to_string()]);
+    }
+    if plan.deny_network {
+        args.push("--unshare-net".into());
+    }
+    if let Some(fd) = seccomp_fd {
+        args.extend(["--seccomp".to_string(), fd.to_string()]);
+    }
+    args.push("--".into());
+    args
 }
 
 /// The operating system of the session view, read-only: each directory bound, each that is a symbolic link on the
@@ -297,14 +330,14 @@ unsafe fn child(report: RawFd, argv: *const *const libc::c_char, layers: &Layers
                 fail(report, STAGE_NAMESPACE + f.step as u32, f.errno);
             }
         }
-    } else if layers.ruleset.is_some() {
+    } else if layers.ruleset.is_some() && !layers.inside {
         fallback = true;
     }
     if fallback {
         note(report, STAGE_FALLBACK);
     }
+    check(report, STAGE_NPROC, layers.limits.restrict());
     if let Some(ruleset) = &layers.ruleset {
-        check(report, STAGE_NPROC, layers.limits.restrict());
         check(report, STAGE_CAPS, caps::drop_all());
         check(report, STAGE_LANDLOCK, ruleset.add_late_rules());
         check(report, STAGE_LANDLOCK, ruleset.restrict_self());

@@ -58,7 +58,7 @@ pub fn serve() -> u8 {
         queue: VecDeque::new(),
         written: 0,
         inbound: Vec::new(),
-        reaper: Server::new(),
+        reaper: Server::new(false),
         out_broken: false,
     };
     let mut closing: Option<Instant> = None;
@@ -290,7 +290,7 @@ impl Mux {
                     let _ = nix::unistd::close(fd);
                 }
                 set_dumpable(true);
-                let code = run_request(&Status::new(theirs), out_write, err_write, &request);
+                let code = run_request(&Status::new(theirs), out_write, err_write, &request, false);
                 // SAFETY: ends this child at once, with no unwinding into the server's loop.
                 unsafe { libc::_exit(code) };
             }

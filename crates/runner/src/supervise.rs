@@ -10,7 +10,7 @@ use std::os::fd::AsFd;
 
 use crate::plan::Plan;
 use crate::status::Status;
-use crate::{proc_tree, signals, spawn};
+use crate::{host_pid, proc_tree, signals, spawn};
 
 /// How a supervision ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -52,7 +52,8 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     };
     let bash = match spawn::command(plan) {
         Ok(spawned) => {
-            status.line(&format!("started {} {}", spawned.pid, spawned.enforcement));
+            // The host signals bash's group by this pid: the one it sees, should we run in a sandbox's namespace.
+            status.line(&format!("started {} {}", host_pid::only_child(spawned.pid.as_raw()), spawned.enforcement));
             spawned.pid
         }
         Err(message) => {
@@ -63,7 +64,9 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     release_stdio();
     status.set_nonblocking();
     let me = nix::unistd::getpid();
-    let mut tracker = Tracker { bash, running: true };
+    // In a session sandbox the command shares its pid namespace with the session's others, so no init of its own
+    // ends what it left running when bash ends: the runner does, as such an init would.
+    let mut tracker = Tracker { bash, running: true, end_with_bash: plan.inside.then_some(me) };
     loop {
         let (lifeline, signalled) = wait_events(status, &sfd);
         if lifeline && !status.alive() {
@@ -115,20 +118,29 @@ fn release_stdio() {
 struct Tracker {
     bash: Pid,
     running: bool,
+    /// This runner, when everything below it ends as bash ends (before bash's end is reported).
+    end_with_bash: Option<Pid>,
 }
 
 impl Tracker {
+    fn bash_ended(&mut self) {
+        self.running = false;
+        if let Some(me) = self.end_with_bash {
+            proc_tree::kill_all(me, None, || while let Ok(WaitStatus::Exited(..) | WaitStatus::Signaled(..)) = waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {});
+        }
+    }
+
     /// Reaps every ended child; reports bash's end once. Returns true when no child is left and bash has ended.
     fn reap(&mut self, status: &Status) -> bool {
         loop {
             match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
                 Ok(WaitStatus::StillAlive) => return false,
                 Ok(WaitStatus::Exited(pid, code)) if pid == self.bash && self.running => {
-                    self.running = false;
+                    self.bash_ended();
                     status.line(&format!("exit {code}"));
                 }
                 Ok(WaitStatus::Signaled(pid, signal, _)) if pid == self.bash && self.running => {
-                    self.running = false;
+                    self.bash_ended();
                     status.line(&format!("signal {}", signal as i32));
                 }
                 Ok(_) => {}

@@ -1,0 +1,90 @@
+//! A session sandbox (`[confinement flags] --serve`): the session's view, built once — its cgroups joined, a fresh
+//! session keyring, its mount, IPC, pid and (with the network denied) network namespaces, bubblewrap's filter —
+//! around a fork server inside it, whose runners add only their command's own Landlock ruleset, seccomp filter,
+//! limits and lifeline. Says `ready` on stdout once that server serves; otherwise `error <what>` and exits, and the
+//! host confines the session's calls one by one instead.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use crate::plan::{Backend, Plan};
+use crate::{fds, host_pid, keyring, limits, mount_ns, pid_ns, seccomp, serve, spawn};
+
+/// Builds the sandbox and serves inside it; returns the exit code of the process left outside.
+pub fn serve(plan: Plan, socket: OwnedFd) -> u8 {
+    match build(plan, socket) {
+        Ok(code) => code,
+        Err(message) => {
+            println!("error {message}");
+            1
+        }
+    }
+}
+
+fn build(mut plan: Plan, socket: OwnedFd) -> Result<u8, String> {
+    // The process count is each command's (its runner sets it); the cgroups are the session's, joined here while
+    // cgroupfs is still writable, so every process of the sandbox counts in them.
+    plan.nproc = None;
+    let joined = limits::prepare(&plan.cgroups, &plan.cgroup_limits, None)?.join();
+    if joined != 0 {
+        return Err(format!("sandbox join cgroup: {}", std::io::Error::from_raw_os_error(joined)));
+    }
+    keyring::fresh();
+    let host_proc = host_pid::open().map_err(|e| format!("sandbox open /proc: {e}"))?;
+    // The view has no room for the host's working directory; each command names its own.
+    std::env::set_current_dir("/").map_err(|e| format!("sandbox chdir /: {e}"))?;
+    match &plan.backend {
+        Backend::Landlock => {
+            host_pid::keep(host_proc);
+            landlock(&plan, socket)
+        }
+        Backend::Bubblewrap(path) => bubblewrap(&plan, path, host_proc),
+        Backend::None => Err("a session sandbox needs a backend".into()),
+    }
+}
+
+/// The Landlock backend: the namespaces of `mount_ns` entered here; this process stays outside as the monitor of
+/// the pid namespace's first process, which is the fork server.
+fn landlock(plan: &Plan, socket: OwnedFd) -> Result<u8, String> {
+    let namespace = mount_ns::prepare(plan)?;
+    if let Err(f) = namespace.enter() {
+        let step = mount_ns::STEPS.get(f.step).unwrap_or(&"?");
+        return Err(format!("sandbox namespace {step}: {}", std::io::Error::from_raw_os_error(f.errno)));
+    }
+    // Entering a user namespace changed credentials, which cleared the parent-death signal: the sandbox ends with
+    // the runtime that built it.
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+    // SAFETY: this process is single-threaded and has just unshared its pid namespace; the monitor outside closes
+    // its copy of the server's socket (passed as the descriptor it drops), so only the server holds it.
+    match unsafe { pid_ns::split(socket.as_raw_fd()) } {
+        pid_ns::Status::Inside(to_monitor) => {
+            // The monitor learns of the server's end by waiting for it; it needs nothing written.
+            let _ = nix::unistd::close(to_monitor);
+            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+            if let Err(f) = mount_ns::mount_proc() {
+                return Err(format!("sandbox namespace mount proc: {}", std::io::Error::from_raw_os_error(f.errno)));
+            }
+            Ok(serve::serve(socket, true))
+        }
+        pid_ns::Status::Failed(errno) => Err(format!("sandbox pid namespace: {}", std::io::Error::from_raw_os_error(errno))),
+    }
+}
+
+/// The bubblewrap backend: this process becomes bubblewrap, which runs the runner's own `--serve-inside` as its
+/// program, with the server's socket (fd 3) passed through and the session's filter installed.
+fn bubblewrap(plan: &Plan, path: &str, host_proc: OwnedFd) -> Result<u8, String> {
+    let filter = seccomp::command_filter(plan.deny_network.then_some(plan.allow_unix_sockets))?;
+    let program = seccomp::program_fd(&filter)?;
+    let errno = match fds::inherit(program.as_raw_fd()) {
+        0 => fds::inherit(host_proc.as_raw_fd()),
+        errno => errno,
+    };
+    if errno != 0 {
+        return Err(format!("sandbox seccomp: {}", std::io::Error::from_raw_os_error(errno)));
+    }
+    let me = spawn::own_path()?;
+    let mut args = spawn::bwrap_args(plan, path, Some(program.as_raw_fd()), Some(&me));
+    args.extend([me, "--serve-inside".to_string(), host_proc.as_raw_fd().to_string()]);
+    let args = spawn::to_c(args)?;
+    let error = nix::unistd::execvp(&args[0], &args).err();
+    Err(format!("spawn {path}: {}", error.map_or_else(String::new, |e| e.desc().to_string())))
+}
