@@ -60,4 +60,9 @@ describe('the import layers of src/', () => {
     const users = imports().filter(({ from, to }) => to.startsWith('capture/reference') && !from.startsWith('capture/reference'));
     expect(users).toEqual([]);
   });
+
+  it('keep the HTTP plumbing below the MCP face: faces/mcp uses faces/http, never the reverse', () => {
+    const upward = imports().filter(({ from, to }) => from.startsWith('faces/http/') && to.startsWith('faces/mcp/'));
+    expect(upward).toEqual([]);
+  });
 });
