@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from './reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend, RingRead } from '../../src/capture/types.js';
 

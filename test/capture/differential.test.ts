@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from './reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend, CaptureOptions, ChunkKind, StreamId } from '../../src/capture/types.js';
 import { mulberry32, type Rng } from './prng.js';
