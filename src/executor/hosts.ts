@@ -112,7 +112,9 @@ export class SupervisorHosts {
     });
     const hosts = Array.from({ length: threads }, () => this.#attach());
     // Each attach task holds its worker until every host is ready, then all return together.
-    void Promise.all(hosts.map((host) => host.ready)).then(() => hosts.forEach((host) => host.go()));
+    void Promise.all(hosts.map((host) => host.ready)).then(() => {
+      for (const host of hosts) host.go();
+    });
   }
 
   /** Sends a command to the least-loaded host; it starts at once. */
@@ -124,8 +126,14 @@ export class SupervisorHosts {
         spawned: listener.spawned,
         result: listener.result,
         waiting: listener.waiting,
-        gone: () => (forget(), listener.gone()),
-        crashed: (error) => (forget(), listener.crashed(error)),
+        gone: () => {
+          forget();
+          listener.gone();
+        },
+        crashed: (error) => {
+          forget();
+          listener.crashed(error);
+        },
       },
       requests: [{ type: 'start', id, task }],
     };

@@ -4,7 +4,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
-import { call, httpTransport, newClient, textOf, workdir } from './helpers.js';
+import { call, httpTransport, newClient, workdir } from './helpers.js';
 import { until } from '../helpers/until.js';
 
 const work = workdir('http-observe');

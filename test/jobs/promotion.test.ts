@@ -132,7 +132,7 @@ describe('promotion', () => {
       }),
     );
     expect(text(await bash(s, 'echo in time', { timeoutMs: 5_000 }))).toBe('in time\n');
-    offs.forEach((off) => off());
+    for (const off of offs) off();
     expect(runtime.jobs!.list()).toEqual(runtime.jobs!.list().filter((job) => job.ownerId !== s.id));
     expect(runtime.jobs!.list(s.id)).toEqual([]);
     expect(text(await s.callTool('job_list', {}))).toBe('(no background jobs)');

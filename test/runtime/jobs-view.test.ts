@@ -115,7 +115,7 @@ describe('events', () => {
     expect(runtime.jobs!.kill(id, 'enough')).toBe(true);
     await settledJob(runtime, id);
     await s.close();
-    offs.forEach((off) => off());
+    for (const off of offs) off();
 
     expect(events.map((event) => event.type)).toEqual(['registered', 'output', 'stopping', 'settled', 'removed']);
     const [registered, output, stopping, settled, removed] = events as [
