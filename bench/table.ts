@@ -30,7 +30,7 @@ export function benchTable(path = 'bench/results/latest.json', repo = resolve(di
     }
     machines.add(describe(suite.machine!));
     for (const target of suite.targets ?? []) {
-      const cells = [name, escape(target.claim), escape(target.figure), target.met ? 'yes' : '**no**', suite.date!.slice(0, 10), suite.commit!.slice(0, 10)];
+      const cells = [name, escapeCell(target.claim), escapeCell(target.figure), target.met ? 'yes' : '**no**', suite.date!.slice(0, 10), suite.commit!.slice(0, 10)];
       lines.push(`| ${cells.join(' | ')} |`);
     }
   }
@@ -43,7 +43,7 @@ function describe(machine: Machine): string {
   return `${machine.cores} cores (${machine.cpu}), ${machine.platform} ${machine.kernel}, Node ${machine.node}`;
 }
 
-function escape(text: string): string {
+function escapeCell(text: string): string {
   return text.replaceAll('|', '\\|');
 }
 

@@ -7,7 +7,7 @@ import { createRuntime, isShellringError, LocalExecutor, ShellringError } from '
 import { checkRunner } from '../src/native/assets.js';
 import { Sandbox } from '../src/sandbox/sandbox.js';
 import { JobRegistry } from '../src/jobs/registry.js';
-import { referenceBackend } from '../src/capture/reference/index.js';
+import { referenceBackend } from './capture/reference/index.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-errors-')));
 

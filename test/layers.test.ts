@@ -56,8 +56,13 @@ describe('the import layers of src/', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('keep the reference capture out of the library: only tests and benchmarks use it', () => {
-    const users = imports().filter(({ from, to }) => to.startsWith('capture/reference') && !from.startsWith('capture/reference'));
-    expect(users).toEqual([]);
+  it('never reach out of src/ (the reference capture and other test models stay out of the library)', () => {
+    const outside = imports().filter(({ to }) => to.startsWith('..'));
+    expect(outside).toEqual([]);
+  });
+
+  it('keep the HTTP plumbing below the MCP face: faces/mcp uses faces/http, never the reverse', () => {
+    const upward = imports().filter(({ from, to }) => from.startsWith('faces/http/') && to.startsWith('faces/mcp/'));
+    expect(upward).toEqual([]);
   });
 });

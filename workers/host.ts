@@ -1,6 +1,5 @@
 // A supervisor worker's host: supervises every command the main thread sends on one port, all at once, driven by
 // events (process exits, status lines, timers); there is no per-command Piscina task and no per-worker cap.
-import type { MessagePort } from 'node:worker_threads';
 import type { AttachTask, HostEvent, HostRequest, SupervisorResult } from '../src/executor/protocol.js';
 import { ForkServer, type Launcher } from './fork-server.js';
 import { SessionServer } from './session-server.js';

@@ -1,6 +1,6 @@
 // The two capture backends under test, loaded the way the library loads them.
 import type { CaptureBackend } from '../../src/capture/types.js';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from '../../test/capture/reference/index.js';
 
 export type BackendName = 'native' | 'reference';
 

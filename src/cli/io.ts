@@ -17,8 +17,10 @@ export function onceSignal(signals: NodeJS.Signals[], act: (signal: NodeJS.Signa
     off();
     act(signal);
   };
-  const off = () => signals.forEach((signal) => process.off(signal, handler));
-  signals.forEach((signal) => process.on(signal, handler));
+  const off = () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+  for (const signal of signals) process.on(signal, handler);
   return off;
 }
 

@@ -31,7 +31,7 @@ export function apply(ctx: Context, config: Config): void {
     const sandbox: Sandbox | undefined = ctx.get('sandboxPolicy') ?? undefined;
     const approval: ApprovalConfig | undefined = ctx.get('approval') ?? undefined;
     const key = [jobs, sandbox, approval];
-    if (mounted && mounted.key.every((service, i) => service === key[i])) return;
+    if (mounted?.key.every((service, i) => service === key[i])) return;
     mounted?.unregister();
     mounted = undefined;
     // BashTool fixes its registry and schema when built, so each swap builds a new one (cheap: one schema).

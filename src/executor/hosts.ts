@@ -120,7 +120,9 @@ export class SupervisorHosts {
     });
     const hosts = Array.from({ length: threads }, () => this.#attach());
     // Each attach task holds its worker until every host is ready, then all return together.
-    void Promise.all(hosts.map((host) => host.ready)).then(() => hosts.forEach((host) => host.go()));
+    void Promise.all(hosts.map((host) => host.ready)).then(() => {
+      for (const host of hosts) host.go();
+    });
   }
 
   /** Sends a command to the least-loaded host; it starts at once. */
@@ -132,8 +134,14 @@ export class SupervisorHosts {
         result: listener.result,
         waiting: listener.waiting,
         deadline: listener.deadline,
-        gone: () => (forget(), listener.gone()),
-        crashed: (error) => (forget(), listener.crashed(error)),
+        gone: () => {
+          forget();
+          listener.gone();
+        },
+        crashed: (error) => {
+          forget();
+          listener.crashed(error);
+        },
       },
       requests: [{ type: 'start', id, task }],
     };

@@ -249,7 +249,7 @@ export class JobRegistry {
    * with `detail`, until they end or it is killed. No completion notice: the call's result said what ends them. */
   keepLeftover(id: string, detail: string): boolean {
     const job = this.#jobs.get(id);
-    if (!job || job.state !== 'running') return false;
+    if (job?.state !== 'running') return false;
     job.foreground = false;
     job.detail = detail;
     job.silenced = true;

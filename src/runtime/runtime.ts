@@ -141,7 +141,7 @@ export class Runtime {
   on(event: 'notice', listener: (notice: Notice) => void): () => void;
   /** Every session's tool calls, started and ended (see Session.onCall). */
   on(event: 'call', listener: (event: CallEvent) => void): () => void;
-  on(event: 'notice' | 'call', listener: (value: any) => void): () => void {
+  on(event: 'notice' | 'call', listener: ((notice: Notice) => void) | ((event: CallEvent) => void)): () => void {
     this.#events.on(event, listener);
     return () => this.#events.off(event, listener);
   }

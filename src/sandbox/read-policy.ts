@@ -57,7 +57,7 @@ async function expandStar(path: string): Promise<string[]> {
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (!name.includes('*')) return [path];
   const dir = dirname(path);
-  const pattern = new RegExp(`^${name.split('*').map(escape).join('.*')}$`);
+  const pattern = new RegExp(`^${name.split('*').map(escapeRegExp).join('.*')}$`);
   try {
     return (await readdir(dir)).filter((entry) => pattern.test(entry)).map((entry) => join(dir, entry));
   } catch {
@@ -65,7 +65,7 @@ async function expandStar(path: string): Promise<string[]> {
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { referenceBackend } from './reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend, RingRead } from '../../src/capture/types.js';
 
@@ -54,7 +54,7 @@ describe.each([
       expect(backend.kind).toBe(kind);
       const ids = [backend.create(), backend.create()];
       expect(ids).toEqual([1, 2]);
-      ids.forEach((id) => backend.free(id));
+      for (const id of ids) backend.free(id);
       expect(backend.create()).toBe(3);
       backend.free(3);
     });

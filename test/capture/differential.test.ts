@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from './reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend, CaptureOptions, ChunkKind, StreamId } from '../../src/capture/types.js';
 import { mulberry32, type Rng } from './prng.js';
@@ -21,7 +21,9 @@ const sides: [Side, Side] = [
   { backend: referenceBackend, root: fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-diff-reference-')) },
   { backend: nativeBackend, root: fs.mkdtempSync(path.join(os.tmpdir(), 'shellring-diff-native-')) },
 ];
-afterAll(() => sides.forEach((side) => fs.rmSync(side.root, { recursive: true, force: true })));
+afterAll(() => {
+  for (const side of sides) fs.rmSync(side.root, { recursive: true, force: true });
+});
 
 /** Characters of every UTF-8 width, so random splits land inside 2-, 3- and 4-byte sequences. */
 const CHARACTERS = ['a', 'z', '\n', ' ', 'é', 'ß', 'Ω', '€', '中', '☃', '😀', '𝄞', '🦀'];
@@ -201,12 +203,16 @@ function runSequence(seed: number): void {
     compare(`state after ${step.op}`, sides.map((side, i) => snapshot(side, ids[i]!, dirs[i]!)));
   }
   log.push('finish()');
-  sides.forEach((side, i) => side.backend.finish(ids[i]!));
+  sides.forEach((side, i) => {
+    side.backend.finish(ids[i]!);
+  });
   compare('state after the final finish', sides.map((side, i) => snapshot(side, ids[i]!, dirs[i]!)));
   log.push('ringRead(all)');
   compare('final ringRead', sides.map((side, i) => outcome(() => side.backend.ringRead(ids[i]!, 1 << 30))));
   compare('state after the final read', sides.map((side, i) => snapshot(side, ids[i]!, dirs[i]!)));
-  sides.forEach((side, i) => side.backend.free(ids[i]!));
+  sides.forEach((side, i) => {
+    side.backend.free(ids[i]!);
+  });
   if (spill) {
     const listing = dirs.map((dir) => fs.readdirSync(dir).sort());
     compare('spill directory after free', listing);

@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from './reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend } from '../../src/capture/types.js';
 import { bash, text } from '../helpers/calls.js';

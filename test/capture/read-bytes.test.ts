@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { nativeBackend } from '../../src/capture/native.js';
 import { ringReadBytes } from '../../src/capture/read-bytes.js';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from './reference/index.js';
 import type { CaptureBackend, RingReadMeta } from '../../src/capture/types.js';
 
 /** The same reads through ringReadInto on one capture and ringReadBytes on another, fed alike. */

@@ -1,15 +1,15 @@
 // Unit tests of the reference backend's parts (UTF-8 rules, tail, ring), one README rule (crates/core/README.md) per
 // test. The backend as a whole is held to the native core's behaviour by conformance.test.ts and differential.test.ts.
 import { describe, expect, it } from 'vitest';
-import { Ring } from '../../src/capture/reference/ring.js';
-import { Tail } from '../../src/capture/reference/tail.js';
+import { Ring } from './reference/ring.js';
+import { Tail } from './reference/tail.js';
 import {
   boundaryCut,
   incompleteTailStart,
   isContinuation,
   sequenceLength,
   startSkip,
-} from '../../src/capture/reference/utf8.js';
+} from './reference/utf8.js';
 
 const b = (...bytes: number[]): Buffer => Buffer.from(bytes);
 const t = (text: string): Buffer => Buffer.from(text, 'utf8');

@@ -12,7 +12,7 @@ import { environmentTexts } from '../../src/contract/index.js';
 import { NO_ASKPASS, NO_EDITOR } from '../../src/env/non-interactive.js';
 
 const open = runtimes();
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-noninteractive-')));
 const saved = { EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL, PAGER: process.env.PAGER };
 
@@ -41,7 +41,7 @@ describe('the non-interactive environment', () => {
     );
     expect(Date.now() - started).toBeLessThan(10_000);
     // git's own lines after the stand-in's vary between git versions; the stand-in's line and the status do not.
-    expect(text(result)).toMatch(new RegExp(`^\\[stderr\\]\\n${escape(environmentTexts.noEditor)}\\nerror: [Tt]here was a problem with the editor '${escape(NO_EDITOR)}'.*\\n[^]*\\[exit code: 1\\]$`));
+    expect(text(result)).toMatch(new RegExp(`^\\[stderr\\]\\n${escapeRegExp(environmentTexts.noEditor)}\\nerror: [Tt]here was a problem with the editor '${escapeRegExp(NO_EDITOR)}'.*\\n[^]*\\[exit code: 1\\]$`));
     expect(processesWith('vim')).toEqual([]);
     expect(runtime.jobs!.list(s.id)).toEqual([]);
   });

@@ -144,7 +144,8 @@ describe('run', () => {
     const double = await local.run(
       local.resolve({ command: '( ( setsid sleep 102 & echo $! ) & ) ; sleep 0.1' }),
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The grandchildren live 100 s: any bound well below that tells waiting from not waiting, however loaded the host.
+    expect(Date.now() - started).toBeLessThan(30_000);
     const pids = [bg, setsid, double].map((r) => Number(r.stdout.text.trim()));
     for (const pid of pids) expect(alive(pid)).toBe(true);
     await local.close();

@@ -21,7 +21,10 @@ afterAll(async () => {
 function deferred(): { promise: Promise<ExecSpec>; resolve(spec: ExecSpec): void; reject(error: Error): void } {
   let resolve!: (spec: ExecSpec) => void;
   let reject!: (error: Error) => void;
-  const promise = new Promise<ExecSpec>((res, rej) => ((resolve = res), (reject = rej)));
+  const promise = new Promise<ExecSpec>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 

@@ -3,7 +3,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';
 import { request } from 'node:http';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpServeOptions, type HttpServer } from '../../src/faces/mcp/index.js';
@@ -180,7 +181,8 @@ describe('drain', () => {
   it('lets calls in flight finish, refuses new sessions and calls, then closes', async () => {
     const { server, logs } = await start();
     const tc = await connect(server, 'draining');
-    const inFlight = call(tc.client, 'bash', { command: 'sleep 1; echo finished', description: 'finish during the drain' });
+    // The call in flight ends when the test lets it, so the refusals below happen during the drain however slow the host.
+    const inFlight = call(tc.client, 'bash', { command: 'until [ -e go-drain ]; do sleep 0.05; done; echo finished', description: 'finish during the drain' });
     await until(() => logs.some((line) => line.event === 'call.started'), 10_000, 'the call to start');
     const drained = server.drain(20_000);
     expect(server.draining).toBe(true);
@@ -190,6 +192,7 @@ describe('drain', () => {
     expect(JSON.parse(fresh.body).error.message).toBe('Service unavailable: this server is shutting down and opens no new sessions');
     const refused = await call(tc.client, 'bash', { command: 'echo late', description: 'arrives during the drain' });
     expect(textOf(refused)).toBe('Error: this server is shutting down: the call did not run; start a new session to continue');
+    writeFileSync(join(work, 'go-drain'), '');
     expect(textOf(await inFlight)).toBe('finished\n');
     expect(await drained).toBe(0);
     expect(server.sessionIds()).toEqual([]);
@@ -219,9 +222,11 @@ describe('shellring serve and SIGTERM', () => {
     const url = await until(() => /^shellring: MCP server listening on (\S+)\n/.exec(stderr)?.[1], 15_000, 'the URL');
     const tc = newClient('sigterm');
     await tc.client.connect(httpTransport(url, TOKEN));
-    const inFlight = call(tc.client, 'bash', { command: 'sleep 1; echo finished', description: 'finish during the drain' });
+    const inFlight = call(tc.client, 'bash', { command: 'until [ -e go-sigterm ]; do sleep 0.05; done; echo finished', description: 'finish during the drain' });
     await until(() => stderr.includes('"event":"call.started"'), 10_000, 'the call to start');
     child.kill('SIGTERM');
+    await until(() => stderr.includes('"event":"drain.started"'), 10_000, 'the drain to start');
+    writeFileSync(join(work, 'go-sigterm'), '');
     expect(textOf(await inFlight)).toBe('finished\n');
     expect(await exited).toBe(0);
     const lines = stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -4,7 +4,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
-import { call, httpTransport, newClient, textOf, workdir } from './helpers.js';
+import { call, httpTransport, newClient, workdir } from './helpers.js';
 import { until } from '../helpers/until.js';
 
 const work = workdir('http-observe');
@@ -137,6 +137,14 @@ describe('resumability (event store)', () => {
   });
 
   it('replays a tool result the client missed when it resumes with Last-Event-ID', async () => {
+    const ended = new Promise<void>((resolve) => {
+      const off = server.runtime.on('call', (event) => {
+        if (event.type === 'ended' && event.tool === 'bash') {
+          off();
+          resolve();
+        }
+      });
+    });
     const callRes = await open(
       'POST',
       session,
@@ -150,7 +158,8 @@ describe('resumability (event store)', () => {
     // The priming event hands out the cursor; then the client drops the connection before the result.
     const primed = await sse(callRes, (events) => events.some((e) => e.id !== undefined));
     const cursor = primed.find((e) => e.id !== undefined)!.id!;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The call ends while no stream is open: its result is stored, and only the resume can deliver it.
+    await ended;
     const resumed = await sse(await open('GET', { ...session, 'last-event-id': cursor }), (events) =>
       events.some((e) => e.data.includes('"id":7')),
     );

@@ -29,7 +29,7 @@ async function rawCall(name: string, args: unknown): Promise<CallToolResult> {
 
 /** Every `additionalProperties` in a schema, at any depth. */
 function additional(node: unknown, found: unknown[] = []): unknown[] {
-  if (Array.isArray(node)) node.forEach((item) => additional(item, found));
+  if (Array.isArray(node)) for (const item of node) additional(item, found);
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       if (key === 'additionalProperties') found.push(value);

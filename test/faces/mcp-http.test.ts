@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BASH_PROMPT, createRuntime, type ListedTool } from '../../src/index.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
 import { processesWith } from '../helpers/processes.js';

@@ -1,6 +1,6 @@
 // Completion notices: sent to the owning session when a job finishes, and withheld when the model already knows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Notice, type Runtime, type Session } from '../../src/index.js';
@@ -57,7 +57,8 @@ describe('completion notices', () => {
 
   it('are not sent when a wait already returned the result', async () => {
     const s = fresh();
-    const id = await background(s, 'sleep 0.2; echo waited');
+    // The job outlives any delay a loaded host puts between the two calls, so the wait is what sees it end.
+    const id = await background(s, 'sleep 2; echo waited');
     expect(text(await s.callTool('job_output', { job_id: id, wait: true }))).toBe('waited\n[status: completed, exit code: 0]');
     await settledQuietly(id);
     expect(about(id)).toEqual([]);
@@ -65,11 +66,13 @@ describe('completion notices', () => {
 
   it('are sent when a wait timed out before the job finished', async () => {
     const s = fresh();
-    const id = await background(s, 'sleep 0.5', 'Sleep half a second');
+    const command = 'until [ -e go-notice ]; do sleep 0.05; done';
+    const id = await background(s, command, 'Wait for the test');
     expect(text(await s.callTool('job_output', { job_id: id, wait: true, timeout_ms: 50 }))).toBe('(no new output)\n[waited 50ms; still running]\n[status: running]');
+    writeFileSync(join(work, 'go-notice'), '');
     await settledQuietly(id);
     expect(about(id).map((notice) => notice.text)).toEqual([
-      `background job ${id} (bash: sleep 0.5) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+      `background job ${id} (bash: ${command}) finished [status: completed, exit code: 0]. Read its output with job_output.`,
     ]);
   });
 

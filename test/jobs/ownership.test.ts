@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRuntime, type JobEvent, type Runtime, type Session } from '../../src/index.js';
+import { createRuntime, type JobEvent, type Runtime } from '../../src/index.js';
 import { background, bash, settledJob, text, until } from '../helpers/calls.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-ownership-')));

@@ -1,7 +1,7 @@
 // Timeout promotion: a foreground command still running at its timeout becomes a background job whose reads continue
 // exactly after the bytes the call showed; a command that finishes in time leaves nothing behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type JobEvent, type Runtime, type Session } from '../../src/index.js';
@@ -92,10 +92,12 @@ describe('promotion', () => {
 
   it('newline-terminates a partial line in the hand-off, and continues after its bytes', async () => {
     const s = fresh();
-    const result = await bash(s, "printf 'partial'; sleep 1.5; echo ' rest'", { timeoutMs: 500 });
-    const { shown, id } = promoted(text(result), 500);
+    // The rest waits for the test, not for a clock: however slowly the host runs, the timeout comes before it.
+    const result = await bash(s, "printf 'partial'; until [ -e go-rest ]; do sleep 0.05; done; echo ' rest'", { timeoutMs: 3_000 });
+    const { shown, id } = promoted(text(result), 3_000);
     expect(shown).toBe('partial\n');
     expect(result.structuredContent).toMatchObject({ kind: 'promoted', output: 'partial' });
+    writeFileSync(join(work, 'go-rest'), '');
     expect(text(await s.callTool('job_output', { job_id: id, wait: true }))).toBe(' rest\n[status: completed, exit code: 0]');
   });
 
@@ -110,14 +112,16 @@ describe('promotion', () => {
     const heard = collectNotices(runtime);
     const jobs = watchJobs(runtime);
     const s = fresh();
-    const result = await bash(s, 'sleep 0.4; echo finally', { timeoutMs: 100, description: 'Wait and print' });
+    const command = 'until [ -e go-finally ]; do sleep 0.05; done; echo finally';
+    const result = await bash(s, command, { timeoutMs: 100, description: 'Wait and print' });
     const id = jobIdOf(result);
+    writeFileSync(join(work, 'go-finally'), '');
     await jobs.settled((job) => job.id === id);
     expect(heard.filter((notice) => notice.jobId === id)).toEqual([
       {
         sessionId: s.id,
         jobId: id,
-        text: `background job ${id} (bash: sleep 0.4; echo finally) finished [status: completed, exit code: 0]. Read its output with job_output.`,
+        text: `background job ${id} (bash: ${command}) finished [status: completed, exit code: 0]. Read its output with job_output.`,
       },
     ]);
     expect(text(await s.callTool('job_output', { job_id: id }))).toBe('finally\n[status: completed, exit code: 0]');
@@ -132,7 +136,7 @@ describe('promotion', () => {
       }),
     );
     expect(text(await bash(s, 'echo in time', { timeoutMs: 5_000 }))).toBe('in time\n');
-    offs.forEach((off) => off());
+    for (const off of offs) off();
     expect(runtime.jobs!.list()).toEqual(runtime.jobs!.list().filter((job) => job.ownerId !== s.id));
     expect(runtime.jobs!.list(s.id)).toEqual([]);
     expect(text(await s.callTool('job_list', {}))).toBe('(no background jobs)');

@@ -1,6 +1,6 @@
 // The read-table protocol of the raw binding: numbers in a caller's Float64Array, retries when it is too short.
 import { describe, expect, it } from 'vitest';
-import { referenceBackend } from '../../src/capture/reference/index.js';
+import { referenceBackend } from '../capture/reference/index.js';
 import { nativeBackend } from '../../src/capture/native.js';
 import type { CaptureBackend } from '../../src/capture/types.js';
 import { READ_HEADER, ReadTable, SEGMENT_WIDTH } from '../../src/native/binding.js';

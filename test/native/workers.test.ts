@@ -43,8 +43,10 @@ it('workers write into captures by id while the main thread reads every byte', a
       }),
   );
   let pending = WORKERS;
-  finished.forEach((p) => p.then(() => pending--, () => pending--));
-  workers.forEach((worker, w) => worker.postMessage({ own: own[w], shared, worker: w, lines: LINES }));
+  for (const p of finished) p.then(() => pending--, () => pending--);
+  workers.forEach((worker, w) => {
+    worker.postMessage({ own: own[w], shared, worker: w, lines: LINES });
+  });
 
   const got = own.map(() => ({ stdout: [] as Buffer[], stderr: [] as Buffer[], observed: [] as Buffer[], next: 0 }));
   const sharedRead: Buffer[] = [];

@@ -60,7 +60,7 @@ async function attack(s: Session, tag: string): Promise<{ markers: string[]; inF
 }
 
 describe.each([
-  ['session.close()', (runtime: Runtime, s: Session) => s.close()],
+  ['session.close()', (_runtime: Runtime, s: Session) => s.close()],
   ['runtime.close()', (runtime: Runtime) => runtime.close()],
 ])('%s under attack', (name, teardown) => {
   it('ends within graceMs + 2 s, leaves no process, and a second call waits for the cleanup', async () => {

@@ -59,7 +59,7 @@ describe('session.close()', () => {
 
 describe('a foreground call in flight at teardown', () => {
   it.each([
-    ['session.close()', 'sleep 1234.81 & sleep 1234.81; wait', (runtime: Runtime, s: Session) => s.close()],
+    ['session.close()', 'sleep 1234.81 & sleep 1234.81; wait', (_runtime: Runtime, s: Session) => s.close()],
     ['runtime.close()', 'sleep 1234.82 & sleep 1234.82; wait', (runtime: Runtime) => runtime.close()],
   ])('gets a result, not an internal error (%s)', async (_name, command, teardown) => {
     const runtime = await createRuntime({ executor: { graceMs: 500, threads: 1 } });

@@ -3,7 +3,7 @@
 // Usage: node attacks.mjs <backend> <workdir>   (fd 20 may be a file opened for writing by the caller)
 import { createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
 import { networkWitness } from './network-witness.mjs';

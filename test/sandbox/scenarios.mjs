@@ -1,7 +1,7 @@
 // Sandbox scenarios run in a child Node process (as root, or as an unprivileged user): prints one JSON object of facts.
 // Usage: node scenarios.mjs <backend> <workdir>   (the workdir's parent must be writable by the running user)
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, writeFileSync, chmodSync, readlinkSync, lstatSync, symlinkSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, chmodSync, lstatSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
 

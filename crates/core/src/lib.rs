@@ -1,7 +1,6 @@
-//! shellring-core: the output path of shellring (tail buffers, spill files, job rings, the registry).
-//!
-//! `crates/core/README.md` is the definition these modules implement; the napi-rs binding and the
-//! TypeScript fallback follow the same page, byte for byte.
+// The crate's documentation is its README: the definition these modules implement, with an example that runs
+// as a doctest.
+#![doc = include_str!("../README.md")]
 
 pub mod capture;
 pub mod error;

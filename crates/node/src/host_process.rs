@@ -1,5 +1,5 @@
 //! The host process's own protection: non-dumpable, so same-uid processes (the commands it runs) cannot read its
-//! /proc/<pid>/environ or mem, nor ptrace it; its environment may hold every secret of the deployment.
+//! `/proc/<pid>/environ` or `mem`, nor ptrace it; its environment may hold every secret of the deployment.
 
 // napi-rs registers module exports only outside `cfg(test)`, so there nothing here is reachable.
 #![cfg_attr(test, allow(dead_code))]

@@ -1,8 +1,5 @@
-//! shellring-node: the napi-rs binding, synchronous calls by capture id over `shellring_core::registry`.
-//!
-//! Every call runs inside [`guard::guard`], so a panic reaches JS as an error with code `SHELLRING_PANIC`
-//! and a core error as one with the core's code. Nothing here calls back into JS from another thread.
-//! The per-chunk calls (`write`, `ringAppend`, `ringReadInto`) are plain N-API callbacks in `fast`.
+// The crate's documentation is its README.
+#![doc = include_str!("../README.md")]
 
 mod fast;
 // The fork server it serves runs on Linux only; macOS has no SOCK_CLOEXEC or MSG_NOSIGNAL to build it with.

@@ -195,8 +195,11 @@ mod tests {
             std::ffi::CString::new(inside.join("f").to_string_lossy().as_bytes()).unwrap(),
             std::ffi::CString::new(outside.join("f").to_string_lossy().as_bytes()).unwrap(),
         );
-        // SAFETY: the child makes system calls only and leaves with _exit.
+        // SAFETY: fork() takes no pointers; the child is handled in the arm below.
         let status = match unsafe { libc::fork() } {
+            // SAFETY: the child of a multi-threaded test binary may make only async-signal-safe calls: prctl,
+            // landlock_restrict_self and open on paths built before the fork (no allocation, no lock), then _exit,
+            // which leaves without running the parent's destructors or atexit handlers.
             0 => unsafe {
                 libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
                 if ruleset.restrict_self() != 0 {

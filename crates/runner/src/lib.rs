@@ -1,5 +1,5 @@
-//! shellring-runner as a library: one command's supervision (subreaper, new session, confinement, out-of-band
-//! status, tree kill), so the thin executable and any process that forks supervisors share one implementation.
+// The crate's documentation is its README, whose example runs as a doctest.
+#![doc = include_str!("../README.md")]
 
 pub mod caps;
 pub mod fds;

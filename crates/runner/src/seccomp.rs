@@ -140,8 +140,11 @@ mod tests {
 
     /// Runs `probe` in a forked child under `program`; the child exits with the probe's result.
     fn under(program: &BpfProgram, probe: fn() -> i32) -> i32 {
-        // SAFETY: the child makes system calls only and leaves with _exit.
+        // SAFETY: fork() takes no pointers; the child is handled in the arm below.
         match unsafe { libc::fork() } {
+            // SAFETY: the child of a multi-threaded test binary may make only async-signal-safe calls: apply() runs
+            // prctl and seccomp on the program built before the fork (no allocation, no lock), the probe makes raw
+            // system calls, and _exit leaves without running the parent's destructors or atexit handlers.
             0 => unsafe {
                 if apply(program) != 0 {
                     libc::_exit(99);
@@ -158,9 +161,10 @@ mod tests {
     }
 
     fn socket_errno(domain: i32) -> i32 {
-        // SAFETY: socket() with constant arguments; the fd is closed at once.
+        // SAFETY: socket() takes integers only; a descriptor it returns is ours alone.
         let fd = unsafe { libc::socket(domain, libc::SOCK_DGRAM, 0) };
         if fd >= 0 {
+            // SAFETY: `fd` was just opened here and nothing else holds it, so closing it cannot close another's.
             unsafe { libc::close(fd) };
             return 0;
         }
@@ -192,10 +196,12 @@ mod tests {
             assert_eq!(under(&program, probe), libc::EACCES, "{family}");
         }
         let uring = || {
-            // SAFETY: io_uring_setup with a zeroed parameter block; a ring, if made, is closed at once.
             let mut params = [0u8; 120];
+            // SAFETY: io_uring_setup writes at most a struct io_uring_params (120 bytes) into `params`, which is
+            // zeroed (no flags, no reserved bits) and lives across the call.
             let fd = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
             if fd >= 0 {
+                // SAFETY: the ring descriptor was just made here and nothing else holds it.
                 unsafe { libc::close(fd as i32) };
                 return 0;
             }
@@ -226,8 +232,9 @@ mod tests {
         };
         assert_eq!(under(&program, attach), libc::EPERM);
         let control = || {
-            // SAFETY: IPC_STAT of an id nobody holds into a local buffer.
+            // SAFETY: shmid_ds is a plain C struct of integers, for which all-zero bytes are a valid value.
             let mut ds: libc::shmid_ds = unsafe { std::mem::zeroed() };
+            // SAFETY: IPC_STAT of an id nobody holds writes at most one shmid_ds, into `ds`, which outlives the call.
             let r = unsafe { libc::shmctl(0x7fff_fff0, libc::IPC_STAT, &mut ds) };
             if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
         };

@@ -92,7 +92,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
       if (req.method === 'GET' && path === '/') return signInPage(res, 401, SIGN_IN_TEXTS.prompt);
       return text(res, 401, 'Unauthorized', { 'www-authenticate': 'Bearer realm="shellring"' });
     }
-    if (req.method === 'GET') return get(req, res, url, who);
+    if (req.method === 'GET') return get(res, url, who);
     if (req.method !== 'POST') return text(res, 405, 'Method not allowed', { allow: 'GET, POST' });
     // A browser sends its cookie on its own, so its changes must prove they come from the page; a bearer header is
     // never sent on its own, so it needs no such proof.
@@ -104,7 +104,7 @@ export function createConsoleHandler(runtime: Runtime, options: ConsoleOptions):
     return post(res, path, body, who);
   }
 
-  async function get(req: IncomingMessage, res: ServerResponse, url: URL, who: NonNullable<Caller>): Promise<void> {
+  async function get(res: ServerResponse, url: URL, who: NonNullable<Caller>): Promise<void> {
     const path = url.pathname;
     if (path === '/') {
       const csrf = who.kind === 'browser' ? who.csrf : '';

@@ -13,13 +13,13 @@ import { logObserver } from '../http/log.js';
 import { createMetrics } from '../http/metrics.js';
 import { fanOut, type Observer } from '../http/observer.js';
 import { replyError, replyText, RPC } from '../http/reply.js';
-import { HttpSessions } from '../http/sessions.js';
 import { closeIfBodyUnread } from '../http/unread-body.js';
 import { checkTokenValue, generateToken } from '../http/token.js';
 import { ResourceMetadata, type ResourceMetadataOptions } from '../http/resource-metadata.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { checkProgressInterval } from './progress.js';
+import { HttpSessions } from './sessions.js';
 import { ShellringError } from '../../errors.js';
 import { checkInstanceId, ModernEndpoint } from './modern/endpoint.js';
 

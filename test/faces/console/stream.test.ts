@@ -1,4 +1,7 @@
 // Live output over SSE: observer cursors that leave the model's read alone, and a slow reader that costs nothing.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/until.js';
 import { mount, TOKEN, type Mounted } from './server.js';
@@ -25,8 +28,11 @@ describe('console stream', () => {
     mounted = await mount();
     const session = mounted.runtime.session({ id: 'follow' });
     reader = await openSse(`${mounted.base}/api/stream?session=follow`, TOKEN);
+    // After tick 2 the job waits for the test, so it is surely still running when the stream has shown tick 2.
+    const gateDir = mkdtempSync(join(tmpdir(), 'shellring-stream-'));
+    const gate = join(gateDir, 'go');
     const started = await session.callTool('bash', {
-      command: 'for i in 1 2 3 4 5; do echo "tick $i"; sleep 0.3; done; echo done >&2',
+      command: `for i in 1 2; do echo "tick $i"; sleep 0.3; done; until [ -e ${gate} ]; do sleep 0.05; done; for i in 3 4 5; do echo "tick $i"; sleep 0.3; done; echo done >&2`,
       description: 'Print five ticks slowly',
       run_in_background: true,
     });
@@ -34,6 +40,7 @@ describe('console stream', () => {
     // Seen while the job still runs: streamed, not delivered at the end.
     await until(() => outputText(reader!.events, jobId).includes('tick 2'), 10_000, 'tick 2 on the stream');
     expect(mounted.runtime.jobs!.list().find((job) => job.id === jobId)!.state).toBe('running');
+    writeFileSync(gate, '');
     await until(() => outputText(reader!.events, jobId).includes('done'), 10_000, 'the end on the stream');
     const stderr = reader.events
       .filter((e) => e.event === 'output' && e.data.jobId === jobId)
@@ -44,6 +51,7 @@ describe('console stream', () => {
     expect(read.content[0]!.text).toBe('tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n[stderr]\ndone\n[status: completed, exit code: 0]');
     const cards = reader.events.filter((e) => e.event === 'card').map((e) => e.data);
     expect(cards.some((card) => card.description === 'Print five ticks slowly' && card.background === true)).toBe(true);
+    rmSync(gateDir, { recursive: true, force: true });
   });
 
   it('holds a bounded amount for a reader that stops reading, then tells it how many bytes it skipped', async () => {

@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests: private temporary directories that clean up after themselves.
+// Each test binary compiles this module and uses only some of its helpers.
 #![allow(dead_code)]
 
 use std::fs;

@@ -5,7 +5,6 @@ import { html } from 'htm/preact';
 import { openStream, post, spillUrl } from './api.js';
 import { attach, converter, outputOf, resetOutputs } from './output.js';
 
-const LIVE = new Set(['running', 'stopping']);
 
 function bytes(n) {
   if (n < 1024) return `${n} B`;
@@ -158,7 +157,7 @@ function TaskList({ jobs, selected, onSelect, now, names }) {
               <td class="labelcell" title=${job.command ?? job.label}>${job.label}</td>
               <td>${duration((job.settledAt ?? now) - job.startedAt)}</td>
               <td>${bytes(job.bytes)}</td>
-              <td>${job.state === 'running' ? html`<button class="stop" onClick=${(e) => (e.stopPropagation(), setStopping(job.id))}>Stop</button>` : null}</td>
+              <td>${job.state === 'running' ? html`<button class="stop" onClick=${(e) => { e.stopPropagation(); setStopping(job.id); }}>Stop</button>` : null}</td>
             </tr>
             ${stopping === job.id ? html`<tr class="stoprow"><td colspan="8"><${StopForm} job=${job} onDone=${() => setStopping(null)} /></td></tr>` : null}`,
           )}

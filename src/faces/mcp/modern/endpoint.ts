@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Runtime } from '../../../runtime/runtime.js';
-import type { HttpSessions } from '../../http/sessions.js';
+import type { HttpSessions } from '../sessions.js';
 import type { SessionRoutes } from '../routes.js';
 import { ShellringError } from '../../../errors.js';
 import { ModernFace } from './face.js';

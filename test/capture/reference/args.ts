@@ -1,5 +1,5 @@
 // Argument checks at the backend boundary, with the messages and codes the native binding uses for the same input.
-import type { ChunkKind, StreamId } from '../types.js';
+import type { ChunkKind, StreamId } from '../../../src/capture/types.js';
 import { debugString, invalidArgument, rustNumber } from './errors.js';
 
 /** A count, size or offset: a non-negative integer, or Infinity for "no limit". */

@@ -1,5 +1,5 @@
 // Capture options: checked in the binding's order, defaults filled in, before any id is taken.
-import type { CaptureOptions } from '../types.js';
+import type { CaptureOptions } from '../../../src/capture/types.js';
 import { count } from './args.js';
 import { debugString, invalidOptions } from './errors.js';
 import { DEFAULT_LIVE_LIMIT, DEFAULT_SETTLED_LIMIT } from './ring.js';

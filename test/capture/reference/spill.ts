@@ -1,7 +1,7 @@
 // The per-stream spill file: created lazily at the first overflow, holding the whole stream, never throwing.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import type { SpillState } from '../types.js';
+import type { SpillState } from '../../../src/capture/types.js';
 
 /**
  * Exclusive create so an existing file (another capture's, or a planted link) is never written through. libuv

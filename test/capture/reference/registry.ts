@@ -1,6 +1,6 @@
 // The reference backend's registry: captures by numeric id, ids never reused. It lives in this module, so each thread has
 // its own (the native registry is shared by every thread of the process).
-import type { CaptureOptions } from '../types.js';
+import type { CaptureOptions } from '../../../src/capture/types.js';
 import { Capture } from './capture.js';
 import { unknownCapture } from './errors.js';
 import { resolveOptions } from './options.js';

@@ -6,11 +6,11 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { CallEvent, Session } from '../../runtime/session.js';
-import type { SessionRoutes } from '../mcp/routes.js';
-import { createMcpServer } from '../mcp/server.js';
-import { SessionEventStore, type EventStoreLimits } from './event-store.js';
-import type { CommandCounter } from './limits.js';
-import type { CloseReason, Observer } from './observer.js';
+import { SessionEventStore, type EventStoreLimits } from '../http/event-store.js';
+import type { CommandCounter } from '../http/limits.js';
+import type { CloseReason, Observer } from '../http/observer.js';
+import type { SessionRoutes } from './routes.js';
+import { createMcpServer } from './server.js';
 
 export interface HttpSession {
   readonly id: string;

@@ -1,5 +1,5 @@
 // The per-stream tail: the last `cap` bytes of a stream in a circular buffer, plus the total ever written.
-import type { ObserveResult } from '../types.js';
+import type { ObserveResult } from '../../../src/capture/types.js';
 import { boundaryCut, incompleteTailStart, startSkip } from './utf8.js';
 
 /** How far into a dropped-into window a line boundary is looked for. */

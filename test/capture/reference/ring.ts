@@ -1,5 +1,5 @@
 // The job ring: a bounded log of chunks at absolute offsets, read by one consumer cursor and any observers.
-import type { ChunkKind, RingReadMeta, RingState } from '../types.js';
+import type { ChunkKind, RingReadMeta, RingState } from '../../../src/capture/types.js';
 import { bufferTooSmall } from './errors.js';
 import { boundaryCut, incompleteTailStart, isContinuation, startSkip } from './utf8.js';
 

@@ -1,5 +1,5 @@
 // One capture: two streams (tail + spill each), an optional job ring, and the finished flag.
-import type { ObserveResult, StreamId, StreamInfo } from '../types.js';
+import type { ObserveResult, StreamId, StreamInfo } from '../../../src/capture/types.js';
 import type { ResolvedOptions } from './options.js';
 import { Ring } from './ring.js';
 import { Spill } from './spill.js';

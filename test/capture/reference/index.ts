@@ -1,7 +1,7 @@
 // The reference capture backend: a pure-TypeScript model of the native core's semantics (crates/core/README.md).
 // It is an oracle for the conformance and differential tests and a baseline for the benchmarks; the executor never
-// runs on it (its supervisors write into the native registry), so nothing in the library imports it.
-import type { CaptureBackend, RingRead, RingReadInto } from '../types.js';
+// runs on it (its supervisors write into the native registry), so it lives with the tests, outside the package.
+import type { CaptureBackend, RingRead, RingReadInto } from '../../../src/capture/types.js';
 import { chunkKind, count, stream } from './args.js';
 import type { Capture } from './capture.js';
 import { noRing, unknownCapture } from './errors.js';
