@@ -80,6 +80,7 @@ interface IdleCost {
 /** SESSIONS sessions, one confined `true` each, then idle: what they added and what they burn while idle. */
 async function idleSessions(dir: string, backend: Backend): Promise<IdleCost> {
   const runtime = await createRuntime({ sandbox: { mode: 'workspace-write', backend } });
+  let reading: IdleCost;
   try {
     const warm = join(dir, 'warm');
     mkdirSync(warm);
@@ -114,14 +115,15 @@ async function idleSessions(dir: string, backend: Backend): Promise<IdleCost> {
       threads: after.threads - before.threads,
       hostRss: after.hostRss - before.hostRss,
     };
-    return { added, hostIdle, sandboxIdle };
+    reading = { added, hostIdle, sandboxIdle };
   } finally {
     await runtime.close();
-    // The workers' own fork servers end with their threads, a moment after close returns.
-    for (let waited = 0; descendants().length > 0 && waited < 10_000; waited += 100) await sleep(100);
-    const left = descendants().map((pid) => `${pid} ${cmdline(pid)}`);
-    if (left.length > 0) throw new Error(`session-sandboxes: processes left after close: ${left.join('; ')}`);
   }
+  // The workers' own fork servers end with their threads, a moment after close returns.
+  for (let waited = 0; descendants().length > 0 && waited < 10_000; waited += 100) await sleep(100);
+  const left = descendants().map((pid) => `${pid} ${cmdline(pid)}`);
+  if (left.length > 0) throw new Error(`session-sandboxes: processes left after close: ${left.join('; ')}`);
+  return reading;
 }
 
 export async function run(): Promise<SuiteResult> {

@@ -15,7 +15,10 @@ pub fn window_skip(a: &[u8], b: &[u8]) -> usize {
     let in_b = &b[..b.len().min(LINE_PROBE - in_a.len())];
     let newline = match in_a.iter().position(|&c| c == b'\n') {
         Some(i) => Some(i),
-        None => in_b.iter().position(|&c| c == b'\n').map(|i| in_a.len() + i),
+        None => in_b
+            .iter()
+            .position(|&c| c == b'\n')
+            .map(|i| in_a.len() + i),
     };
     if let Some(i) = newline.filter(|&i| i + 1 < len) {
         return i + 1;

@@ -40,7 +40,12 @@ pub fn splice(pipe: BorrowedFd<'_>, to: BorrowedFd<'_>, len: usize) -> std::io::
 
 /// Drops the oldest `len` bytes of `pipe` (which holds at least that many): spliced to `null`, or, should that
 /// fail, read into `scratch` and forgotten. Returns the bytes dropped (fewer only when the pipe failed).
-pub fn drop_oldest(pipe: BorrowedFd<'_>, null: BorrowedFd<'_>, len: usize, scratch: &mut [u8]) -> usize {
+pub fn drop_oldest(
+    pipe: BorrowedFd<'_>,
+    null: BorrowedFd<'_>,
+    len: usize,
+    scratch: &mut [u8],
+) -> usize {
     let mut dropped = 0;
     let room = scratch.len();
     while dropped < len {
@@ -93,7 +98,9 @@ mod tests {
         let (r, w) = crate::pipe::pipe().unwrap();
         // SAFETY: both fds were just created and are owned here alone.
         let (r, w) = unsafe { (OwnedFd::from_raw_fd(r), OwnedFd::from_raw_fd(w)) };
-        std::fs::File::from(w.try_clone().unwrap()).write_all(bytes).unwrap();
+        std::fs::File::from(w.try_clone().unwrap())
+            .write_all(bytes)
+            .unwrap();
         (r, w)
     }
 
@@ -115,7 +122,10 @@ mod tests {
     #[test]
     fn drops_exactly_the_oldest_bytes() {
         let (r, _w) = pipe_with(b"0123456789");
-        let null = std::fs::OpenOptions::new().write(true).open("/dev/null").unwrap();
+        let null = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
         let mut scratch = [0u8; 4];
         assert_eq!(drop_oldest(r.as_fd(), null.as_fd(), 7, &mut scratch), 7);
         let mut buf = [0u8; 8];
@@ -130,8 +140,15 @@ mod tests {
     }
 
     fn tempfile() -> std::fs::File {
-        let path = std::env::temp_dir().join(format!("shellring-pipe-moves-{}", std::process::id()));
-        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        let path =
+            std::env::temp_dir().join(format!("shellring-pipe-moves-{}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
         std::fs::remove_file(&path).unwrap();
         file
     }

@@ -168,7 +168,10 @@ fn run(n: usize, poll: Poll) {
         ready: VecDeque::new(),
         next: 0,
         buf: vec![0; READ_SIZE],
-        null: std::fs::OpenOptions::new().write(true).open("/dev/null").ok(),
+        null: std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .ok(),
     };
     let mut events = Events::with_capacity(1024);
     loop {
@@ -305,7 +308,10 @@ impl Reactor {
 
     /// The capture's attached pipes (a copy: closing them changes the set).
     fn pipes_of(&self, id: u64) -> Vec<Token> {
-        self.captures.get(&id).map(|e| e.pipes.clone()).unwrap_or_default()
+        self.captures
+            .get(&id)
+            .map(|e| e.pipes.clone())
+            .unwrap_or_default()
     }
 
     /// Reads at most `budget` times from the pipe.
@@ -417,10 +423,14 @@ fn take_newest(pipe: &Pipe, null: Option<&std::fs::File>, buf: &mut [u8]) -> Opt
     use std::os::fd::AsFd;
     let null = null?;
     let waiting = crate::pipe_moves::waiting(pipe.fd.as_fd());
-    let taken = pipe
-        .capture
-        .take_newest(pipe.stream, pipe.fd.as_fd(), waiting, null.as_fd(), buf)?;
-    Some(if taken { Read::More(waiting) } else { Read::Ended })
+    let taken =
+        pipe.capture
+            .take_newest(pipe.stream, pipe.fd.as_fd(), waiting, null.as_fd(), buf)?;
+    Some(if taken {
+        Read::More(waiting)
+    } else {
+        Read::Ended
+    })
 }
 
 #[cfg(not(target_os = "linux"))]

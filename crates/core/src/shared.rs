@@ -359,12 +359,16 @@ mod take_newest_tests {
 
     #[test]
     fn files_the_oldest_bytes_and_keeps_the_newest_as_a_full_read_would() {
-        let dir = std::env::temp_dir().join(format!("shellring-take-newest-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("shellring-take-newest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let options = CaptureOptions {
             stdout_cap: 4,
             spill_dir: Some(dir.clone()),
-            ring: Some(RingOptions { live_limit: 6, settled_limit: 6 }),
+            ring: Some(RingOptions {
+                live_limit: 6,
+                settled_limit: 6,
+            }),
             ..Default::default()
         };
         let stream: Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
@@ -372,17 +376,34 @@ mod take_newest_tests {
         let (r, w) = crate::pipe::pipe().unwrap();
         // SAFETY: both fds were just created and are owned here alone.
         let (r, w) = unsafe { (OwnedFd::from_raw_fd(r), OwnedFd::from_raw_fd(w)) };
-        let null = std::fs::OpenOptions::new().write(true).open("/dev/null").unwrap();
+        let null = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
         let mut buf = [0u8; 16];
         // Before the file starts, nothing is taken this way.
-        std::fs::File::from(w.try_clone().unwrap()).write_all(&stream).unwrap();
-        assert_eq!(taking.take_newest(Stream::Stdout, r.as_fd(), 100, null.as_fd(), &mut buf), None);
+        std::fs::File::from(w.try_clone().unwrap())
+            .write_all(&stream)
+            .unwrap();
+        assert_eq!(
+            taking.take_newest(Stream::Stdout, r.as_fd(), 100, null.as_fd(), &mut buf),
+            None
+        );
         let mut first = [0u8; 10];
         assert_eq!(crate::pipe_moves::read_full(r.as_fd(), &mut first), 10);
         taking.write(Stream::Stdout, &first);
-        assert_eq!(taking.take_newest(Stream::Stdout, r.as_fd(), 90, null.as_fd(), &mut buf), Some(true));
+        assert_eq!(
+            taking.take_newest(Stream::Stdout, r.as_fd(), 90, null.as_fd(), &mut buf),
+            Some(true)
+        );
         drop(w);
-        let reading = SharedCapture::new(8, &CaptureOptions { spill_dir: None, ..options.clone() });
+        let reading = SharedCapture::new(
+            8,
+            &CaptureOptions {
+                spill_dir: None,
+                ..options.clone()
+            },
+        );
         reading.write(Stream::Stdout, &stream[..10]);
         reading.write(Stream::Stdout, &stream[10..]);
         for c in [&taking, &reading] {
@@ -394,7 +415,10 @@ mod take_newest_tests {
         let ring = |c: &SharedCapture| c.read_memory(|m| m.ring().unwrap().observe(0, 100));
         assert_eq!(ring(&taking), ring(&reading));
         assert_eq!(taking.info(Stream::Stdout).spill, SpillState::Complete);
-        assert_eq!(std::fs::read(dir.join("capture-7.stdout.log")).unwrap(), stream);
+        assert_eq!(
+            std::fs::read(dir.join("capture-7.stdout.log")).unwrap(),
+            stream
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -241,7 +241,10 @@ mod tests {
         let mut skipping = Tail::new(4);
         skipping.write(b"ab");
         skipping.write_after_skip(4, b"456789");
-        assert_eq!((skipping.total(), skipping.window()), (whole.total(), whole.window()));
+        assert_eq!(
+            (skipping.total(), skipping.window()),
+            (whole.total(), whole.window())
+        );
         // Fewer new bytes than the cap: the window holds them alone, never bytes from before the hole.
         skipping.write_after_skip(10, b"xy");
         assert_eq!((skipping.total(), skipping.window()), (24, b"xy".to_vec()));

@@ -183,7 +183,10 @@ fn a_directory_whose_parent_is_gone_too_is_made_again_with_it() {
     assert_eq!(info.spill, SpillState::Complete);
     assert_eq!(fs::read(info.spill_path.unwrap()).unwrap(), b"abcdefgh");
     for made in [dir.path().join("root"), spill_dir] {
-        assert_eq!(fs::metadata(&made).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            fs::metadata(&made).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
     }
     assert_eq!(c.tail(Stream::Stdout), b"efgh");
 }

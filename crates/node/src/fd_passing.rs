@@ -13,14 +13,32 @@ use crate::guard::{error, guard, Result};
 #[napi]
 pub fn socketpair(packets: bool) -> Result<Vec<i32>> {
     guard(|| {
-        let kind = if packets { libc::SOCK_SEQPACKET } else { libc::SOCK_STREAM };
+        let kind = if packets {
+            libc::SOCK_SEQPACKET
+        } else {
+            libc::SOCK_STREAM
+        };
         let mut fds = [0; 2];
         // SAFETY: socketpair writes two fds into the array.
-        if unsafe { libc::socketpair(libc::AF_UNIX, kind | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) } != 0 {
+        if unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                kind | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        } != 0
+        {
             return Err(error("SHELLRING_IO", std::io::Error::last_os_error()));
         }
         // SAFETY: fcntl on a descriptor we just created.
-        unsafe { libc::fcntl(fds[0], libc::F_SETFL, libc::fcntl(fds[0], libc::F_GETFL) | libc::O_NONBLOCK) };
+        unsafe {
+            libc::fcntl(
+                fds[0],
+                libc::F_SETFL,
+                libc::fcntl(fds[0], libc::F_GETFL) | libc::O_NONBLOCK,
+            )
+        };
         Ok(vec![fds[0], fds[1]])
     })
 }
@@ -31,10 +49,18 @@ pub fn socketpair(packets: bool) -> Result<Vec<i32>> {
 pub fn send_fds(socket: i32, fds: Vec<i32>) -> Result<i32> {
     guard(|| {
         let byte = [1u8];
-        let mut iov = libc::iovec { iov_base: byte.as_ptr() as *mut libc::c_void, iov_len: 1 };
+        let mut iov = libc::iovec {
+            iov_base: byte.as_ptr() as *mut libc::c_void,
+            iov_len: 1,
+        };
         let data_len = std::mem::size_of_val(fds.as_slice());
         // SAFETY: CMSG_SPACE/CMSG_LEN only compute sizes.
-        let (space, len) = unsafe { (libc::CMSG_SPACE(data_len as u32) as usize, libc::CMSG_LEN(data_len as u32)) };
+        let (space, len) = unsafe {
+            (
+                libc::CMSG_SPACE(data_len as u32) as usize,
+                libc::CMSG_LEN(data_len as u32),
+            )
+        };
         // u64 elements keep the control buffer aligned for cmsghdr.
         let mut control = vec![0u64; space.div_ceil(8)];
         // SAFETY: a zeroed msghdr is valid; every pointer below refers to a live local for the duration of sendmsg.
@@ -49,9 +75,19 @@ pub fn send_fds(socket: i32, fds: Vec<i32>) -> Result<i32> {
             (*header).cmsg_level = libc::SOL_SOCKET;
             (*header).cmsg_type = libc::SCM_RIGHTS;
             (*header).cmsg_len = len as _;
-            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(header).cast::<i32>(), fds.len());
+            std::ptr::copy_nonoverlapping(
+                fds.as_ptr(),
+                libc::CMSG_DATA(header).cast::<i32>(),
+                fds.len(),
+            );
             libc::sendmsg(socket, &message, libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT)
         };
-        Ok(if sent < 0 { std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) } else { 0 })
+        Ok(if sent < 0 {
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO)
+        } else {
+            0
+        })
     })
 }

@@ -38,8 +38,11 @@ impl napi::Task for Reclaim {
     type JsValue = u32;
 
     fn compute(&mut self) -> napi::Result<u32> {
-        std::panic::catch_unwind(|| spill_root::reclaim(Path::new(&self.parent)) as u32)
-            .map_err(|_| napi::Error::from_reason("shellring native code panicked: reclaimRootsInBackground"))
+        std::panic::catch_unwind(|| spill_root::reclaim(Path::new(&self.parent)) as u32).map_err(
+            |_| {
+                napi::Error::from_reason("shellring native code panicked: reclaimRootsInBackground")
+            },
+        )
     }
 
     fn resolve(&mut self, _env: napi::Env, output: u32) -> napi::Result<u32> {

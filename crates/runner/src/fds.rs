@@ -4,7 +4,14 @@
 /// Returns 0 or an errno. Async-signal-safe.
 pub fn close_above_stdio() -> i32 {
     // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets flags on this process's descriptors.
-    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) };
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
     if r == 0 {
         return 0;
     }
@@ -12,7 +19,11 @@ pub fn close_above_stdio() -> i32 {
     // SAFETY: getrlimit fills a local; fcntl on an unopened descriptor fails harmlessly with EBADF.
     unsafe {
         let mut limit: libc::rlimit = std::mem::zeroed();
-        let max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 { limit.rlim_cur.min(1 << 20) } else { 1024 };
+        let max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur.min(1 << 20)
+        } else {
+            1024
+        };
         for fd in 3..max as libc::c_int {
             let flags = libc::fcntl(fd, libc::F_GETFD);
             if flags >= 0 {

@@ -14,7 +14,11 @@ static HOST_PROC: OnceLock<OwnedFd> = OnceLock::new();
 /// # Errors
 /// The OS error of the open.
 pub fn open() -> std::io::Result<OwnedFd> {
-    Ok(rustix::fs::open("/proc", OFlags::PATH | OFlags::DIRECTORY, Mode::empty())?)
+    Ok(rustix::fs::open(
+        "/proc",
+        OFlags::PATH | OFlags::DIRECTORY,
+        Mode::empty(),
+    )?)
 }
 
 /// Keeps `fd` as the host's /proc for this process and the runners it forks.
@@ -44,14 +48,23 @@ pub fn own() -> i32 {
 
 /// The host's pid of `child`, this process's only child (its own pid outside a sandbox).
 pub fn only_child(child: i32) -> i32 {
-    let Some(proc) = host_proc() else { return child };
-    let Ok(file) = rustix::fs::openat(proc, "thread-self/children", OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()) else {
+    let Some(proc) = host_proc() else {
+        return child;
+    };
+    let Ok(file) = rustix::fs::openat(
+        proc,
+        "thread-self/children",
+        OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) else {
         return child;
     };
     let mut buf = [0u8; 64];
     let n = rustix::io::read(&file, &mut buf).unwrap_or(0);
     let text = std::str::from_utf8(&buf[..n]).unwrap_or("");
-    let mut pids = text.split_whitespace().filter_map(|p| p.parse::<i32>().ok());
+    let mut pids = text
+        .split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok());
     match (pids.next(), pids.next()) {
         (Some(pid), None) => pid,
         _ => child,

@@ -7,5 +7,11 @@ const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
 /// seccomp filter still keeps out of reach. Async-signal-safe.
 pub fn fresh() {
     // SAFETY: keyctl with a NULL name makes and joins an anonymous keyring; no memory is passed.
-    unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, std::ptr::null::<libc::c_char>()) };
+    unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_JOIN_SESSION_KEYRING,
+            std::ptr::null::<libc::c_char>(),
+        )
+    };
 }

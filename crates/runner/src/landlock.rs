@@ -8,8 +8,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
 use landlock::{
-    Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset as Rules, RulesetAttr,
-    RulesetCreatedAttr, Scope, ABI,
+    Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset as Rules,
+    RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
 use crate::view;
@@ -25,7 +25,14 @@ const ABI_SCOPE: i64 = 6;
 /// detection private on purpose, so rules do not vary with the kernel; we only report it.)
 pub fn abi() -> i64 {
     // SAFETY: a NULL attribute with size 0 and the VERSION flag (1) only queries the version.
-    let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
     v.max(0)
 }
 
@@ -79,63 +86,111 @@ impl Ruleset {
             return Err("landlock: not supported by this kernel".into());
         }
         let fail = |e: landlock::RulesetError| format!("landlock: {e}");
-        let mut rules = Rules::default().set_compatibility(CompatLevel::BestEffort).handle_access(AccessFs::from_all(TARGET)).map_err(fail)?;
+        let mut rules = Rules::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(TARGET))
+            .map_err(fail)?;
         if policy.deny_network {
-            rules = rules.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(fail)?;
+            rules = rules
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+                .map_err(fail)?;
         }
-        rules = rules.scope(Scope::AbstractUnixSocket | Scope::Signal).map_err(fail)?;
+        rules = rules
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)
+            .map_err(fail)?;
         let mut created = rules.create().map_err(fail)?;
         let read = AccessFs::from_read(TARGET);
         match &policy.session {
-            None => created = created.add_rule(PathBeneath::new(open("/")?, read)).map_err(fail)?,
+            None => {
+                created = created
+                    .add_rule(PathBeneath::new(open("/")?, read))
+                    .map_err(fail)?
+            }
             Some(readable) => {
                 // A rule holds for the inode it names and what lies beneath, across mounts: the empty tmpfs over an
                 // emptied place and the fresh /proc of the pid namespace are reached through these very directories.
-                let shown = view::existing(view::SYSTEM).chain(view::existing(view::EMPTIED)).chain(["/sys", "/proc"]);
-                let own = readable.iter().map(String::as_str).filter(|p| Path::new(p).exists());
+                let shown = view::existing(view::SYSTEM)
+                    .chain(view::existing(view::EMPTIED))
+                    .chain(["/sys", "/proc"]);
+                let own = readable
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|p| Path::new(p).exists());
                 for path in shown.chain(own).chain(view::existing(view::DEVICES)) {
-                    created = created.add_rule(PathBeneath::new(open(path)?, read)).map_err(fail)?;
+                    created = created
+                        .add_rule(PathBeneath::new(open(path)?, read))
+                        .map_err(fail)?;
                 }
                 // Listing /dev names devices; reading one needs a rule of its own.
-                created = created.add_rule(PathBeneath::new(open("/dev")?, AccessFs::ReadDir)).map_err(fail)?;
+                created = created
+                    .add_rule(PathBeneath::new(open("/dev")?, AccessFs::ReadDir))
+                    .map_err(fail)?;
             }
         }
         for device in WRITABLE_DEVICES {
             if Path::new(device).exists() {
-                let rights = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
-                created = created.add_rule(PathBeneath::new(open(device)?, rights)).map_err(fail)?;
+                let rights = AccessFs::ReadFile
+                    | AccessFs::WriteFile
+                    | AccessFs::Truncate
+                    | AccessFs::IoctlDev;
+                created = created
+                    .add_rule(PathBeneath::new(open(device)?, rights))
+                    .map_err(fail)?;
             }
         }
         for path in &policy.writable {
-            created = created.add_rule(PathBeneath::new(open(path)?, AccessFs::from_all(TARGET))).map_err(fail)?;
+            created = created
+                .add_rule(PathBeneath::new(open(path)?, AccessFs::from_all(TARGET)))
+                .map_err(fail)?;
         }
         let fd: Option<OwnedFd> = created.into();
         let fd = fd.ok_or("landlock: not supported by this kernel")?;
         let late = match &policy.session {
             None => Vec::new(),
-            Some(_) => view::existing(view::EMPTIED).chain(["/proc"]).map(|p| CString::new(p).expect("no NUL")).collect(),
+            Some(_) => view::existing(view::EMPTIED)
+                .chain(["/proc"])
+                .map(|p| CString::new(p).expect("no NUL"))
+                .collect(),
         };
-        Ok(Ruleset { fd: Cell::new(Some(fd)), late })
+        Ok(Ruleset {
+            fd: Cell::new(Some(fd)),
+            late,
+        })
     }
 
     /// Adds the read rules of the mounts the child made (see `late`). Between fork and exec; returns 0 or an errno.
     pub fn add_late_rules(&self) -> i32 {
-        let Some(ruleset) = self.fd.take() else { return libc::EALREADY };
+        let Some(ruleset) = self.fd.take() else {
+            return libc::EALREADY;
+        };
         let mut errno = 0;
         for path in &self.late {
             // SAFETY: open with O_PATH of a C string; the descriptor is closed below.
             let dir = unsafe { libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
             if dir < 0 {
-                errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
+                errno = std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EINVAL);
                 break;
             }
-            let attr = PathBeneathAttr { allowed_access: READ_BITS, parent_fd: dir };
+            let attr = PathBeneathAttr {
+                allowed_access: READ_BITS,
+                parent_fd: dir,
+            };
             // SAFETY: a valid ruleset descriptor and an attribute that lives across the call.
             let r = unsafe {
-                libc::syscall(libc::SYS_landlock_add_rule, ruleset.as_raw_fd(), LANDLOCK_RULE_PATH_BENEATH, &attr as *const PathBeneathAttr, 0u32)
+                libc::syscall(
+                    libc::SYS_landlock_add_rule,
+                    ruleset.as_raw_fd(),
+                    LANDLOCK_RULE_PATH_BENEATH,
+                    &attr as *const PathBeneathAttr,
+                    0u32,
+                )
             };
             if r != 0 {
-                errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
+                errno = std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EINVAL);
             }
             // SAFETY: our own descriptor.
             unsafe { libc::close(dir) };
@@ -151,12 +206,18 @@ impl Ruleset {
     /// capability drop that runs first). Between fork and exec: one system call, no allocation. Returns 0 or an
     /// errno.
     pub fn restrict_self(&self) -> i32 {
-        let Some(ruleset) = self.fd.take() else { return libc::EALREADY };
+        let Some(ruleset) = self.fd.take() else {
+            return libc::EALREADY;
+        };
         // SAFETY: a valid ruleset descriptor and no flags.
-        if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) } == 0 {
+        if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) }
+            == 0
+        {
             0
         } else {
-            std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM)
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EPERM)
         }
     }
 }
@@ -182,14 +243,26 @@ mod tests {
         let abi = abi();
         if abi < 1 {
             // A kernel without Landlock: build refuses (the host then fails closed); nothing else to check.
-            assert!(Ruleset::build(abi, &Policy { writable: vec![], deny_network: false, session: None }).is_err());
+            assert!(Ruleset::build(
+                abi,
+                &Policy {
+                    writable: vec![],
+                    deny_network: false,
+                    session: None
+                }
+            )
+            .is_err());
             return;
         }
         let base = std::env::temp_dir().join(format!("shellring-landlock-{}", std::process::id()));
         let (inside, outside) = (base.join("in"), base.join("out"));
         std::fs::create_dir_all(&inside).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
-        let policy = Policy { writable: vec![inside.to_string_lossy().into_owned()], deny_network: false, session: None };
+        let policy = Policy {
+            writable: vec![inside.to_string_lossy().into_owned()],
+            deny_network: false,
+            session: None,
+        };
         let ruleset = Ruleset::build(abi, &policy).unwrap();
         let (a, b) = (
             std::ffi::CString::new(inside.join("f").to_string_lossy().as_bytes()).unwrap(),
@@ -208,7 +281,9 @@ mod tests {
                 if ruleset.restrict_self() != libc::EALREADY {
                     libc::_exit(13);
                 }
-                let ok = |path: &std::ffi::CString| libc::open(path.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o600) >= 0;
+                let ok = |path: &std::ffi::CString| {
+                    libc::open(path.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o600) >= 0
+                };
                 libc::_exit(match (ok(&a), ok(&b)) {
                     (true, false) => 0,
                     (false, _) => 11,
@@ -223,6 +298,9 @@ mod tests {
             }
         };
         let _ = std::fs::remove_dir_all(&base);
-        assert_eq!(status, 0, "10: restrict failed, 11: inside refused, 12: outside allowed, 13: enforced twice");
+        assert_eq!(
+            status, 0,
+            "10: restrict failed, 11: inside refused, 12: outside allowed, 13: enforced twice"
+        );
     }
 }

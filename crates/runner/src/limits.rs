@@ -15,10 +15,16 @@ pub struct Prepared {
 
 /// # Errors
 /// The cgroup that cannot be made, limited or joined; the command must then not run (its limits would not hold).
-pub fn prepare(cgroups: &[String], limits: &[String], nproc: Option<u64>) -> Result<Prepared, String> {
+pub fn prepare(
+    cgroups: &[String],
+    limits: &[String],
+    nproc: Option<u64>,
+) -> Result<Prepared, String> {
     let mut procs = Vec::new();
     for dir in cgroups {
-        let fail = |what: &str, e: rustix::io::Errno| format!("sandbox cgroup {dir}: {what}: {}", std::io::Error::from(e));
+        let fail = |what: &str, e: rustix::io::Errno| {
+            format!("sandbox cgroup {dir}: {what}: {}", std::io::Error::from(e))
+        };
         // Concurrent first commands of one session may both make it: EEXIST is the other one's success.
         match rustix::fs::mkdir(dir.as_str(), Mode::from_raw_mode(0o755)) {
             Ok(()) | Err(rustix::io::Errno::EXIST) => {}
@@ -31,7 +37,9 @@ pub fn prepare(cgroups: &[String], limits: &[String], nproc: Option<u64>) -> Res
                 Some(rest) => (true, rest),
                 None => (false, limit.as_str()),
             };
-            let Some((name, value)) = limit.split_once('=') else { continue };
+            let Some((name, value)) = limit.split_once('=') else {
+                continue;
+            };
             match write_control(&format!("{dir}/{name}"), value) {
                 // Another hierarchy's file (a v1 hierarchy holds one controller's files).
                 Err(rustix::io::Errno::NOENT) => {}
@@ -40,8 +48,12 @@ pub fn prepare(cgroups: &[String], limits: &[String], nproc: Option<u64>) -> Res
                 Ok(()) => {}
             }
         }
-        let fd = rustix::fs::open(format!("{dir}/cgroup.procs").as_str(), OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(|e| fail("cgroup.procs", e))?;
+        let fd = rustix::fs::open(
+            format!("{dir}/cgroup.procs").as_str(),
+            OFlags::WRONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| fail("cgroup.procs", e))?;
         procs.push(fd);
     }
     Ok(Prepared { procs, nproc })
@@ -67,7 +79,10 @@ impl Prepared {
     /// the host's own limit stays what the namespace inherited.
     pub fn restrict(&self) -> i32 {
         let Some(n) = self.nproc else { return 0 };
-        let limit = rustix::process::Rlimit { current: Some(n), maximum: Some(n) };
+        let limit = rustix::process::Rlimit {
+            current: Some(n),
+            maximum: Some(n),
+        };
         match rustix::process::setrlimit(rustix::process::Resource::Nproc, limit) {
             Ok(()) => 0,
             Err(e) => e.raw_os_error(),
@@ -78,10 +93,15 @@ impl Prepared {
 /// Sets the process-count limit and execs `argv` (only returns the error that stopped it). bubblewrap runs this as
 /// the first program of its sandbox, inside the user namespace it made, so the count is the command's own.
 pub fn exec_limited(nproc: u64, argv: &[String]) -> String {
-    let limit = rustix::process::Rlimit { current: Some(nproc), maximum: Some(nproc) };
+    let limit = rustix::process::Rlimit {
+        current: Some(nproc),
+        maximum: Some(nproc),
+    };
     if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nproc, limit) {
         return format!("process limit: {}", std::io::Error::from(e));
     }
-    let error = std::os::unix::process::CommandExt::exec(std::process::Command::new(&argv[0]).args(&argv[1..]));
+    let error = std::os::unix::process::CommandExt::exec(
+        std::process::Command::new(&argv[0]).args(&argv[1..]),
+    );
     format!("exec {}: {error}", argv[0])
 }

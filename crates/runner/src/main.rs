@@ -33,7 +33,9 @@ fn main() -> ExitCode {
             return served(|socket| serve::serve(socket, true));
         }
         Ok(plan::Invocation::Stdio) => return ExitCode::from(stdio::serve()),
-        Ok(plan::Invocation::SessionServe(plan)) => return served(|socket| session::serve(plan, socket)),
+        Ok(plan::Invocation::SessionServe(plan)) => {
+            return served(|socket| session::serve(plan, socket))
+        }
         Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
             let error = limits::exec_limited(nproc, &argv);
             eprintln!("shellring-runner: {error}");

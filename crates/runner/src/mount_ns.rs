@@ -45,8 +45,19 @@ pub struct Prepared {
 
 /// The steps of `enter` (and of `mount_proc`), named in the runner's report when one fails.
 pub const STEPS: &[&str] = &[
-    "unshare", "setgroups", "uid_map", "gid_map", "make / private", "open_tree", "hide state", "mkdir mount point",
-    "mount_setattr", "move_mount", "chdir", "mask", "mount proc",
+    "unshare",
+    "setgroups",
+    "uid_map",
+    "gid_map",
+    "make / private",
+    "open_tree",
+    "hide state",
+    "mkdir mount point",
+    "mount_setattr",
+    "move_mount",
+    "chdir",
+    "mask",
+    "mount proc",
 ];
 
 /// Which step failed (an index into `STEPS`) and its errno.
@@ -65,15 +76,25 @@ impl Failure {
 /// # Errors
 /// A message when a path cannot be passed to the kernel or there are too many paths to bind.
 pub fn prepare(plan: &Plan) -> Result<Prepared, String> {
-    let c = |p: &str| CString::new(p).map_err(|_| format!("sandbox: path {p:?} contains a NUL byte"));
+    let c =
+        |p: &str| CString::new(p).map_err(|_| format!("sandbox: path {p:?} contains a NUL byte"));
     let is_dir = |p: &str| std::fs::metadata(p).map(|m| m.is_dir()).unwrap_or(true);
     // A read-only path that does not exist has nothing to show.
-    let readable: Vec<&String> = plan.readable.iter().filter(|p| std::path::Path::new(p).exists()).collect();
+    let readable: Vec<&String> = plan
+        .readable
+        .iter()
+        .filter(|p| std::path::Path::new(p).exists())
+        .collect();
     let binds: Vec<Bind> = readable
         .iter()
         .map(|p| (*p, false))
         .chain(plan.writable.iter().map(|p| (p, true)))
-        .map(|(p, writable)| Ok(Bind { path: c(p)?, writable }))
+        .map(|(p, writable)| {
+            Ok(Bind {
+                path: c(p)?,
+                writable,
+            })
+        })
         .collect::<Result<_, String>>()?;
     if binds.len() > MAX_BINDS {
         return Err(format!("sandbox: at most {MAX_BINDS} paths to bind"));
@@ -82,15 +103,27 @@ pub fn prepare(plan: &Plan) -> Result<Prepared, String> {
     if plan.view == View::Session {
         emptied.extend(view::existing(view::EMPTIED).map(String::from));
     }
-    emptied.extend(plan.hidden.iter().filter(|h| view::hidden_shown(plan, h)).cloned());
+    emptied.extend(
+        plan.hidden
+            .iter()
+            .filter(|h| view::hidden_shown(plan, h))
+            .cloned(),
+    );
     let mut mountpoints = Vec::new();
     for bind in readable.into_iter().chain(&plan.writable) {
         // The innermost emptied directory holding the bind decides where its mount point chain starts.
-        let Some(cover) = emptied.iter().filter(|e| view::beneath(bind, e) && *e != bind).max_by_key(|e| e.len()) else {
+        let Some(cover) = emptied
+            .iter()
+            .filter(|e| view::beneath(bind, e) && *e != bind)
+            .max_by_key(|e| e.len())
+        else {
             continue;
         };
         let mut path = cover.trim_end_matches('/').to_string();
-        let parts: Vec<&str> = bind[path.len()..].split('/').filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&str> = bind[path.len()..]
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
         for (i, part) in parts.iter().enumerate() {
             path.push('/');
             path.push_str(part);
@@ -107,8 +140,13 @@ pub fn prepare(plan: &Plan) -> Result<Prepared, String> {
         binds,
         emptied: emptied.iter().map(|p| c(p)).collect::<Result<_, _>>()?,
         mountpoints,
-        masks: view::masks(plan).into_iter().map(|(p, dir)| Ok((c(&p)?, dir))).collect::<Result<_, String>>()?,
-        cwd: std::env::current_dir().ok().and_then(|d| CString::new(d.into_os_string().into_encoded_bytes()).ok()),
+        masks: view::masks(plan)
+            .into_iter()
+            .map(|(p, dir)| Ok((c(&p)?, dir)))
+            .collect::<Result<_, String>>()?,
+        cwd: std::env::current_dir()
+            .ok()
+            .and_then(|d| CString::new(d.into_os_string().into_encoded_bytes()).ok()),
         uid_map: CString::new(format!("{uid} {uid} 1")).expect("digits"),
         gid_map: CString::new(format!("{gid} {gid} 1")).expect("digits"),
         deny_network: plan.deny_network,
@@ -133,22 +171,37 @@ impl Prepared {
         let direct = self.as_root && unsafe { rustix::thread::unshare_unsafe(flags) }.is_ok();
         if !direct {
             // SAFETY: as above.
-            unsafe { rustix::thread::unshare_unsafe(flags | UnshareFlags::NEWUSER) }.map_err(fail("unshare"))?;
+            unsafe { rustix::thread::unshare_unsafe(flags | UnshareFlags::NEWUSER) }
+                .map_err(fail("unshare"))?;
             write_file(c"/proc/self/setgroups", b"deny").map_err(fail("setgroups"))?;
             write_file(c"/proc/self/uid_map", self.uid_map.as_bytes()).map_err(fail("uid_map"))?;
             write_file(c"/proc/self/gid_map", self.gid_map.as_bytes()).map_err(fail("gid_map"))?;
         }
-        rustix::mount::mount_change(c"/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC)
-            .map_err(fail("make / private"))?;
+        rustix::mount::mount_change(
+            c"/",
+            MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
+        )
+        .map_err(fail("make / private"))?;
         // Detached copies of each bound path, taken before anything is hidden or turns read-only.
         let mut clones: [Option<OwnedFd>; MAX_BINDS] = Default::default();
         for (slot, bind) in clones.iter_mut().zip(&self.binds) {
-            let flags = OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::AT_RECURSIVE | OpenTreeFlags::OPEN_TREE_CLOEXEC;
-            *slot = Some(rustix::mount::open_tree(CWD, bind.path.as_c_str(), flags).map_err(fail("open_tree"))?);
+            let flags = OpenTreeFlags::OPEN_TREE_CLONE
+                | OpenTreeFlags::AT_RECURSIVE
+                | OpenTreeFlags::OPEN_TREE_CLOEXEC;
+            *slot = Some(
+                rustix::mount::open_tree(CWD, bind.path.as_c_str(), flags)
+                    .map_err(fail("open_tree"))?,
+            );
         }
         for path in &self.emptied {
             let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
-            match rustix::mount::mount(c"tmpfs", path.as_c_str(), c"tmpfs", flags, Some(c"mode=0755")) {
+            match rustix::mount::mount(
+                c"tmpfs",
+                path.as_c_str(),
+                c"tmpfs",
+                flags,
+                Some(c"mode=0755"),
+            ) {
                 // Beneath a directory emptied before it: already out of sight.
                 Ok(()) | Err(rustix::io::Errno::NOENT) => {}
                 Err(e) => return Err(fail("hide state")(e)),
@@ -158,7 +211,12 @@ impl Prepared {
             let made = if *dir {
                 rustix::fs::mkdir(path.as_c_str(), Mode::from_raw_mode(0o755))
             } else {
-                rustix::fs::open(path.as_c_str(), OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC, Mode::RUSR).map(drop)
+                rustix::fs::open(
+                    path.as_c_str(),
+                    OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC,
+                    Mode::RUSR,
+                )
+                .map(drop)
             };
             match made {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
@@ -166,10 +224,20 @@ impl Prepared {
             }
         }
         let moved = |writable: bool| -> Result<(), Failure> {
-            for (clone, bind) in clones.iter().zip(&self.binds).filter(|(_, b)| b.writable == writable) {
+            for (clone, bind) in clones
+                .iter()
+                .zip(&self.binds)
+                .filter(|(_, b)| b.writable == writable)
+            {
                 let Some(clone) = clone else { break };
-                rustix::mount::move_mount(clone.as_fd(), c"", CWD, bind.path.as_c_str(), MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH)
-                    .map_err(fail("move_mount"))?;
+                rustix::mount::move_mount(
+                    clone.as_fd(),
+                    c"",
+                    CWD,
+                    bind.path.as_c_str(),
+                    MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+                )
+                .map_err(fail("move_mount"))?;
             }
             Ok(())
         };
@@ -178,9 +246,16 @@ impl Prepared {
         moved(true)?;
         for (path, dir) in &self.masks {
             // Last, so a mask holds inside a writable root too; read-only and empty either way.
-            let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC | MountFlags::RDONLY;
+            let flags =
+                MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC | MountFlags::RDONLY;
             let masked = if *dir {
-                rustix::mount::mount(c"tmpfs", path.as_c_str(), c"tmpfs", flags, Some(c"mode=0755"))
+                rustix::mount::mount(
+                    c"tmpfs",
+                    path.as_c_str(),
+                    c"tmpfs",
+                    flags,
+                    Some(c"mode=0755"),
+                )
             } else {
                 rustix::mount::mount_bind(c"/dev/null", path.as_c_str())
             };
@@ -206,7 +281,10 @@ pub fn mount_proc() -> Result<(), Failure> {
 
 fn fail(step: &'static str) -> impl Fn(rustix::io::Errno) -> Failure {
     let step = STEPS.iter().position(|s| *s == step).unwrap_or(0);
-    move |e| Failure { step, errno: e.raw_os_error() }
+    move |e| Failure {
+        step,
+        errno: e.raw_os_error(),
+    }
 }
 
 fn write_file(path: &CStr, bytes: &[u8]) -> rustix::io::Result<()> {
@@ -227,7 +305,12 @@ const MOUNT_ATTR_NOSUID: u64 = 0x2;
 
 /// Every mount of this namespace read-only and nosuid, in one call (rustix has no mount_setattr wrapper).
 fn read_only_everywhere() -> rustix::io::Result<()> {
-    let attr = MountAttr { attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, attr_clr: 0, propagation: 0, userns_fd: 0 };
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
     // SAFETY: a valid path and an attribute struct that lives across the call, with its exact size.
     let r = unsafe {
         libc::syscall(
@@ -242,7 +325,11 @@ fn read_only_everywhere() -> rustix::io::Result<()> {
     if r == 0 {
         Ok(())
     } else {
-        Err(rustix::io::Errno::from_raw_os_error(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)))
+        Err(rustix::io::Errno::from_raw_os_error(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EINVAL),
+        ))
     }
 }
 
@@ -263,12 +350,20 @@ mod tests {
     }
 
     fn points(p: &Prepared) -> Vec<&str> {
-        p.mountpoints.iter().map(|(c, _)| c.to_str().unwrap()).collect()
+        p.mountpoints
+            .iter()
+            .map(|(c, _)| c.to_str().unwrap())
+            .collect()
     }
 
     #[test]
     fn a_writable_root_below_a_hidden_directory_gets_its_mount_points() {
-        let p = prepare(&plan(&["/state/tmp/s1", "/ws"], &["/state/tmp", "/spill"], View::Host)).unwrap();
+        let p = prepare(&plan(
+            &["/state/tmp/s1", "/ws"],
+            &["/state/tmp", "/spill"],
+            View::Host,
+        ))
+        .unwrap();
         assert_eq!(points(&p), ["/state/tmp/s1"]);
         assert!(p.deny_network);
         let uid = rustix::process::getuid().as_raw();
@@ -285,7 +380,10 @@ mod tests {
     fn the_session_view_empties_the_data_places_and_binds_its_own_paths_back() {
         let p = prepare(&plan(&["/tmp/a/ws"], &["/state"], View::Session)).unwrap();
         let emptied: Vec<_> = p.emptied.iter().map(|c| c.to_str().unwrap()).collect();
-        assert!(emptied.contains(&"/tmp") && !emptied.contains(&"/state"), "{emptied:?}");
+        assert!(
+            emptied.contains(&"/tmp") && !emptied.contains(&"/state"),
+            "{emptied:?}"
+        );
         assert_eq!(points(&p), ["/tmp/a", "/tmp/a/ws"]);
     }
 
@@ -294,6 +392,9 @@ mod tests {
         let many: Vec<String> = (0..=MAX_BINDS).map(|i| format!("/w{i}")).collect();
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
         assert!(prepare(&plan(&refs, &[], View::Host)).is_err());
-        assert!(prepare(&plan(&["/a\0b"], &[], View::Host)).err().unwrap().contains("NUL"));
+        assert!(prepare(&plan(&["/a\0b"], &[], View::Host))
+            .err()
+            .unwrap()
+            .contains("NUL"));
     }
 }

@@ -64,7 +64,10 @@ unsafe fn monitor(first: libc::pid_t, from: RawFd) -> ! {
 unsafe fn end_as(status: i32) -> ! {
     if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);
-        let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
         libc::setrlimit(libc::RLIMIT_CORE, &none);
         libc::signal(signal, libc::SIG_DFL);
         let mut only: libc::sigset_t = std::mem::zeroed();

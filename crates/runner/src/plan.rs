@@ -70,9 +70,14 @@ pub enum Invocation {
     SessionServe(Plan),
     /// The fork server inside a bubblewrap session sandbox: its runners are `inside`; `host_proc` is the host's
     /// /proc, opened before bubblewrap hid it.
-    ServeInside { host_proc: i32 },
+    ServeInside {
+        host_proc: i32,
+    },
     /// Inside bubblewrap's user namespace: set the process-count limit, then exec the rest (bash).
-    ExecLimited { nproc: u64, argv: Vec<String> },
+    ExecLimited {
+        nproc: u64,
+        argv: Vec<String>,
+    },
 }
 
 pub const USAGE: &str = "usage: shellring-runner [--landlock | --bwrap PATH] [--rw PATH]... [--hide PATH]... [--deny-network [--allow-unix-sockets]]\n         [--view host|session] [--ro PATH]... [--deny PATH]... [--cgroup DIR]... [--cgroup-limit [?]NAME=VALUE]... [--nproc N] [--isolation auto|seccomp] -c <command>\n       shellring-runner --probe\n       shellring-runner --serve   (fd 3: the server socket)\n       shellring-runner --landlock|--bwrap PATH [confinement flags]... --serve   (a session sandbox; fd 3: its socket)\n       shellring-runner --stdio   (framed requests on stdin, framed events on stdout)\n(fd 3 must be the status socket when running a command)";
@@ -100,12 +105,20 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--stdio" if args.len() == 1 => return Ok(Invocation::Stdio),
             "--serve-inside" if args.len() == 2 => {
                 let fd = value(&mut iter, arg)?;
-                let host_proc = fd.parse::<i32>().ok().filter(|&fd| fd > 2).ok_or_else(|| format!("--serve-inside: not a descriptor: {fd:?}"))?;
+                let host_proc = fd
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&fd| fd > 2)
+                    .ok_or_else(|| format!("--serve-inside: not a descriptor: {fd:?}"))?;
                 return Ok(Invocation::ServeInside { host_proc });
             }
             "--exec-limited" => {
                 let n = value(&mut iter, arg)?;
-                let nproc = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--exec-limited: not a positive count: {n:?}"))?;
+                let nproc = n
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("--exec-limited: not a positive count: {n:?}"))?;
                 if iter.next().map(String::as_str) != Some("--") {
                     return Err("--exec-limited N must be followed by -- and a command".into());
                 }
@@ -127,33 +140,55 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                 view = match value(&mut iter, arg)?.as_str() {
                     "host" => View::Host,
                     "session" => View::Session,
-                    other => return Err(format!("--view: expected host or session, got {other:?}")),
+                    other => {
+                        return Err(format!("--view: expected host or session, got {other:?}"))
+                    }
                 }
             }
             "--cgroup" => cgroups.push(value(&mut iter, arg)?),
             "--cgroup-limit" => {
                 let limit = value(&mut iter, arg)?;
                 if !limit.trim_start_matches('?').contains('=') {
-                    return Err(format!("--cgroup-limit: expected NAME=VALUE, got {limit:?}"));
+                    return Err(format!(
+                        "--cgroup-limit: expected NAME=VALUE, got {limit:?}"
+                    ));
                 }
                 cgroup_limits.push(limit);
             }
             "--nproc" => {
                 let n = value(&mut iter, arg)?;
-                nproc = Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| format!("--nproc: not a positive count: {n:?}"))?);
+                nproc = Some(
+                    n.parse::<u64>()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("--nproc: not a positive count: {n:?}"))?,
+                );
             }
             "--isolation" => {
                 isolation = match value(&mut iter, arg)?.as_str() {
                     "auto" => Isolation::Auto,
                     "seccomp" => Isolation::Seccomp,
-                    other => return Err(format!("--isolation: expected auto or seccomp, got {other:?}")),
+                    other => {
+                        return Err(format!(
+                            "--isolation: expected auto or seccomp, got {other:?}"
+                        ))
+                    }
                 }
             }
             "-c" | "--serve" => {
                 let serve = arg == "--serve";
-                let command = if serve { String::new() } else { value(&mut iter, arg)? };
+                let command = if serve {
+                    String::new()
+                } else {
+                    value(&mut iter, arg)?
+                };
                 if iter.next().is_some() {
-                    return Err(if serve { "--serve must come last" } else { "-c <command> must come last" }.into());
+                    return Err(if serve {
+                        "--serve must come last"
+                    } else {
+                        "-c <command> must come last"
+                    }
+                    .into());
                 }
                 if allow_unix_sockets && !deny_network {
                     return Err("--allow-unix-sockets applies only with --deny-network".into());
@@ -162,7 +197,9 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                     return Err("--view session needs a sandbox backend".into());
                 }
                 if serve && (matches!(backend, Backend::None) || isolation == Isolation::Seccomp) {
-                    return Err("a session sandbox needs a sandbox backend and its namespaces".into());
+                    return Err(
+                        "a session sandbox needs a sandbox backend and its namespaces".into(),
+                    );
                 }
                 let plan = Plan {
                     command,
@@ -180,7 +217,11 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                     denied,
                     inside: false,
                 };
-                return Ok(if serve { Invocation::SessionServe(plan) } else { Invocation::Run(plan) });
+                return Ok(if serve {
+                    Invocation::SessionServe(plan)
+                } else {
+                    Invocation::Run(plan)
+                });
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -189,7 +230,9 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
 }
 
 fn value<'a>(iter: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<String, String> {
-    iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"))
+    iter.next()
+        .cloned()
+        .ok_or_else(|| format!("{flag} needs a value"))
 }
 
 #[cfg(test)]
@@ -210,7 +253,23 @@ mod tests {
 
     #[test]
     fn sandbox_layers_and_limits() {
-        let plan = run(&["--landlock", "--hide", "/s", "--hide", "/t", "--cgroup", "/cg/a", "--cgroup-limit", "pids.max=9", "--nproc", "40", "--isolation", "seccomp", "-c", "x"]);
+        let plan = run(&[
+            "--landlock",
+            "--hide",
+            "/s",
+            "--hide",
+            "/t",
+            "--cgroup",
+            "/cg/a",
+            "--cgroup-limit",
+            "pids.max=9",
+            "--nproc",
+            "40",
+            "--isolation",
+            "seccomp",
+            "-c",
+            "x",
+        ]);
         assert_eq!(plan.hidden, ["/s", "/t"]);
         assert_eq!(plan.cgroups, ["/cg/a"]);
         assert_eq!(plan.cgroup_limits, ["pids.max=9"]);
@@ -221,23 +280,59 @@ mod tests {
 
     #[test]
     fn read_policy() {
-        let plan = run(&["--bwrap", "bwrap", "--view", "session", "--ro", "/a", "--ro", "/b", "--deny", "/etc/shadow", "-c", "x"]);
+        let plan = run(&[
+            "--bwrap",
+            "bwrap",
+            "--view",
+            "session",
+            "--ro",
+            "/a",
+            "--ro",
+            "/b",
+            "--deny",
+            "/etc/shadow",
+            "-c",
+            "x",
+        ]);
         assert_eq!(plan.view, View::Session);
         assert_eq!(plan.readable, ["/a", "/b"]);
         assert_eq!(plan.denied, ["/etc/shadow"]);
         assert_eq!(run(&["--landlock", "-c", "x"]).view, View::Host);
-        assert_eq!(parse(&args(&["--view", "session", "-c", "x"])).err().as_deref(), Some("--view session needs a sandbox backend"));
-        assert_eq!(parse(&args(&["--view", "all", "-c", "x"])).err().as_deref(), Some("--view: expected host or session, got \"all\""));
+        assert_eq!(
+            parse(&args(&["--view", "session", "-c", "x"]))
+                .err()
+                .as_deref(),
+            Some("--view session needs a sandbox backend")
+        );
+        assert_eq!(
+            parse(&args(&["--view", "all", "-c", "x"])).err().as_deref(),
+            Some("--view: expected host or session, got \"all\"")
+        );
     }
 
     #[test]
     fn bad_limits_and_isolation_are_refused() {
         for (list, message) in [
-            (&["--nproc", "0", "-c", "x"][..], "--nproc: not a positive count: \"0\""),
-            (&["--nproc", "many", "-c", "x"][..], "--nproc: not a positive count: \"many\""),
-            (&["--isolation", "none", "-c", "x"][..], "--isolation: expected auto or seccomp, got \"none\""),
-            (&["--exec-limited", "5", "bash"][..], "--exec-limited N must be followed by -- and a command"),
-            (&["--exec-limited", "5", "--"][..], "--exec-limited N -- needs a command"),
+            (
+                &["--nproc", "0", "-c", "x"][..],
+                "--nproc: not a positive count: \"0\"",
+            ),
+            (
+                &["--nproc", "many", "-c", "x"][..],
+                "--nproc: not a positive count: \"many\"",
+            ),
+            (
+                &["--isolation", "none", "-c", "x"][..],
+                "--isolation: expected auto or seccomp, got \"none\"",
+            ),
+            (
+                &["--exec-limited", "5", "bash"][..],
+                "--exec-limited N must be followed by -- and a command",
+            ),
+            (
+                &["--exec-limited", "5", "--"][..],
+                "--exec-limited N -- needs a command",
+            ),
         ] {
             assert_eq!(parse(&args(list)).err().as_deref(), Some(message));
         }
@@ -264,7 +359,16 @@ mod tests {
 
     #[test]
     fn landlock_with_paths_and_no_network() {
-        let plan = run(&["--landlock", "--rw", "/tmp/a", "--rw", "/tmp/b", "--deny-network", "-c", "true"]);
+        let plan = run(&[
+            "--landlock",
+            "--rw",
+            "/tmp/a",
+            "--rw",
+            "/tmp/b",
+            "--deny-network",
+            "-c",
+            "true",
+        ]);
         assert!(matches!(plan.backend, Backend::Landlock));
         assert_eq!(plan.writable, ["/tmp/a", "/tmp/b"]);
         assert!(plan.deny_network);
@@ -273,10 +377,19 @@ mod tests {
 
     #[test]
     fn unix_sockets_allowed_only_with_the_network_denied() {
-        let plan = run(&["--bwrap", "bwrap", "--allow-unix-sockets", "--deny-network", "-c", "true"]);
+        let plan = run(&[
+            "--bwrap",
+            "bwrap",
+            "--allow-unix-sockets",
+            "--deny-network",
+            "-c",
+            "true",
+        ]);
         assert!(plan.deny_network && plan.allow_unix_sockets);
         assert_eq!(
-            parse(&args(&["--landlock", "--allow-unix-sockets", "-c", "true"])).err().as_deref(),
+            parse(&args(&["--landlock", "--allow-unix-sockets", "-c", "true"]))
+                .err()
+                .as_deref(),
             Some("--allow-unix-sockets applies only with --deny-network")
         );
     }
@@ -289,16 +402,30 @@ mod tests {
 
     #[test]
     fn a_session_sandbox_takes_the_confinement_flags_and_no_command() {
-        match parse(&args(&["--landlock", "--rw", "/w", "--view", "session", "--serve"])) {
+        match parse(&args(&[
+            "--landlock",
+            "--rw",
+            "/w",
+            "--view",
+            "session",
+            "--serve",
+        ])) {
             Ok(Invocation::SessionServe(plan)) => {
                 assert_eq!(plan.writable, ["/w"]);
                 assert!(plan.command.is_empty() && !plan.inside);
             }
             _ => panic!("not parsed as a session sandbox"),
         }
-        assert!(matches!(parse(&args(&["--serve-inside", "5"])), Ok(Invocation::ServeInside { host_proc: 5 })));
+        assert!(matches!(
+            parse(&args(&["--serve-inside", "5"])),
+            Ok(Invocation::ServeInside { host_proc: 5 })
+        ));
         assert!(parse(&args(&["--serve-inside", "1"])).is_err());
-        for list in [&["--serve", "-c", "x"][..], &["--rw", "/w", "--serve"][..], &["--landlock", "--isolation", "seccomp", "--serve"][..]] {
+        for list in [
+            &["--serve", "-c", "x"][..],
+            &["--rw", "/w", "--serve"][..],
+            &["--landlock", "--isolation", "seccomp", "--serve"][..],
+        ] {
             assert!(parse(&args(list)).is_err(), "{list:?}");
         }
     }
@@ -314,7 +441,13 @@ mod tests {
         assert_eq!(parse(&args(&[])).err().unwrap(), "missing -c <command>");
         assert_eq!(parse(&args(&["-c"])).err().unwrap(), "-c needs a value");
         assert_eq!(parse(&args(&["--rw"])).err().unwrap(), "--rw needs a value");
-        assert_eq!(parse(&args(&["-c", "true", "x"])).err().unwrap(), "-c <command> must come last");
-        assert_eq!(parse(&args(&["--nope", "-c", "true"])).err().unwrap(), "unknown argument \"--nope\"");
+        assert_eq!(
+            parse(&args(&["-c", "true", "x"])).err().unwrap(),
+            "-c <command> must come last"
+        );
+        assert_eq!(
+            parse(&args(&["--nope", "-c", "true"])).err().unwrap(),
+            "unknown argument \"--nope\""
+        );
     }
 }

@@ -5,7 +5,13 @@ use crate::landlock;
 
 pub fn json() -> String {
     let abi = landlock::abi();
-    let level = |deny_network| if abi > 0 { landlock::enforcement(abi, deny_network) } else { "none" };
+    let level = |deny_network| {
+        if abi > 0 {
+            landlock::enforcement(abi, deny_network)
+        } else {
+            "none"
+        }
+    };
     format!(
         "{{\"landlockAbi\":{abi},\"seccomp\":{},\"enforcement\":{{\"network\":\"{}\",\"noNetwork\":\"{}\"}}}}",
         seccomp_available(),

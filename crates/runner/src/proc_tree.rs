@@ -41,17 +41,29 @@ pub fn descendants(root: Pid) -> Vec<Pid> {
 
 /// The children of `pid`, zombies included (empty when it has none or the kernel lacks the `children` files).
 pub fn children_of(pid: Pid) -> Vec<Pid> {
-    children(pid.as_raw()).unwrap_or_default().into_iter().map(Pid::from_raw).collect()
+    children(pid.as_raw())
+        .unwrap_or_default()
+        .into_iter()
+        .map(Pid::from_raw)
+        .collect()
 }
 
 /// The children of every thread of `pid`, from /proc/<pid>/task/<tid>/children; None when the files are absent.
 fn children(pid: i32) -> Option<Vec<i32>> {
     let mut kids = Vec::new();
     let mut any = false;
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
-        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else { continue };
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+    {
+        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
         any = true;
-        kids.extend(text.split_whitespace().filter_map(|s| s.parse::<i32>().ok()));
+        kids.extend(
+            text.split_whitespace()
+                .filter_map(|s| s.parse::<i32>().ok()),
+        );
     }
     any.then_some(kids)
 }
@@ -59,9 +71,17 @@ fn children(pid: i32) -> Option<Vec<i32>> {
 /// Live descendants of `root`, found by following parent links over the whole of /proc.
 fn descendants_by_scan(root: Pid) -> Vec<Pid> {
     let mut children: HashMap<i32, Vec<(i32, bool)>> = HashMap::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
         if let Some((ppid, zombie)) = stat(pid) {
             children.entry(ppid).or_default().push((pid, zombie));
         }
@@ -132,7 +152,11 @@ mod tests {
             .spawn()
             .unwrap();
         let mut line = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(root.stdout.take().unwrap()), &mut line).unwrap();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(root.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
         let pid = Pid::from_raw(root.id() as i32);
         let mut found = descendants(pid);
         for _ in 0..100 {
@@ -145,8 +169,11 @@ mod tests {
         assert_eq!(found.len(), 2, "two sleeps under bash: {found:?}");
         // bash itself is not a descendant of itself: kill_all leaves it alone.
         kill_all(pid, None, || {});
-        let survivors: Vec<Pid> =
-            found.iter().copied().filter(|&p| !dies_within(p, std::time::Duration::from_secs(5))).collect();
+        let survivors: Vec<Pid> = found
+            .iter()
+            .copied()
+            .filter(|&p| !dies_within(p, std::time::Duration::from_secs(5)))
+            .collect();
         // Whatever the outcome, nothing of this test outlives it.
         for &p in &survivors {
             let _ = kill(p, Signal::SIGKILL);
@@ -158,9 +185,17 @@ mod tests {
 
     #[test]
     fn the_children_walk_and_the_full_scan_agree() {
-        let mut root = Command::new("bash").args(["-c", "sleep 60 & (sleep 60 & wait) & echo ready; wait"]).stdout(Stdio::piped()).spawn().unwrap();
+        let mut root = Command::new("bash")
+            .args(["-c", "sleep 60 & (sleep 60 & wait) & echo ready; wait"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut line = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(root.stdout.take().unwrap()), &mut line).unwrap();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(root.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
         let pid = Pid::from_raw(root.id() as i32);
         let sorted = |mut v: Vec<Pid>| {
             v.sort();

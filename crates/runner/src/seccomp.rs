@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
 
-use seccompiler::{BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule,
+};
 
 /// Calls that change file metadata. Without a read-only mount beneath them they must fail everywhere, the
 /// writable roots included: a filter cannot tell paths apart.
@@ -41,7 +44,9 @@ const LEGACY_METADATA: &[i64] = &[
 const LEGACY_METADATA: &[i64] = &[];
 
 fn arch() -> Result<seccompiler::TargetArch, String> {
-    std::env::consts::ARCH.try_into().map_err(|e| format!("seccomp: {e:?}"))
+    std::env::consts::ARCH
+        .try_into()
+        .map_err(|e| format!("seccomp: {e:?}"))
 }
 
 /// The kernel's key store: keys are shared per user (root's user keyring holds credentials of the whole host), so a
@@ -55,7 +60,8 @@ const KEYRINGS: &[i64] = &[libc::SYS_keyctl, libc::SYS_add_key, libc::SYS_reques
 /// # Errors
 /// The compiler's message; the command must then not run.
 pub fn command_filter(network: Option<bool>) -> Result<BpfProgram, String> {
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KEYRINGS.iter().map(|&nr| (nr, vec![])).collect();
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        KEYRINGS.iter().map(|&nr| (nr, vec![])).collect();
     if let Some(allow_unix) = network {
         rules.extend(network_rules(allow_unix)?);
     }
@@ -64,7 +70,8 @@ pub fn command_filter(network: Option<bool>) -> Result<BpfProgram, String> {
 
 fn network_rules(allow_unix: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     let not = |family: i32| {
-        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family as u64).map_err(|e| format!("seccomp: {e}"))
+        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family as u64)
+            .map_err(|e| format!("seccomp: {e}"))
     };
     // The conditions of one rule must all hold: the family is none of the allowed ones.
     let mut refused = vec![not(libc::AF_NETLINK)?];
@@ -72,7 +79,10 @@ fn network_rules(allow_unix: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, St
         refused.push(not(libc::AF_UNIX)?);
     }
     let mut rules = BTreeMap::new();
-    rules.insert(libc::SYS_socket, vec![SeccompRule::new(refused).map_err(|e| format!("seccomp: {e}"))?]);
+    rules.insert(
+        libc::SYS_socket,
+        vec![SeccompRule::new(refused).map_err(|e| format!("seccomp: {e}"))?],
+    );
     rules.insert(libc::SYS_io_uring_setup, vec![]);
     Ok(rules)
 }
@@ -99,20 +109,37 @@ const SYSV_IPC: &[i64] = &[
 /// # Errors
 /// The compiler's message.
 pub fn fallback_filter() -> Result<BpfProgram, String> {
-    compile(METADATA.iter().chain(LEGACY_METADATA).chain(SYSV_IPC).map(|&nr| (nr, vec![])).collect(), libc::EPERM)
+    compile(
+        METADATA
+            .iter()
+            .chain(LEGACY_METADATA)
+            .chain(SYSV_IPC)
+            .map(|&nr| (nr, vec![]))
+            .collect(),
+        libc::EPERM,
+    )
 }
 
 fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
-    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch()?)
-        .map_err(|e| format!("seccomp: {e}"))?;
-    filter.try_into().map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(errno as u32),
+        arch()?,
+    )
+    .map_err(|e| format!("seccomp: {e}"))?;
+    filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))
 }
 
 /// Installs `program` on the calling thread (sets no_new_privs first). Returns 0 or an errno.
 pub fn apply(program: &BpfProgram) -> i32 {
     match seccompiler::apply_filter(program) {
         Ok(()) => 0,
-        Err(seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e)) => e.raw_os_error().unwrap_or(libc::EINVAL),
+        Err(seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e)) => {
+            e.raw_os_error().unwrap_or(libc::EINVAL)
+        }
         Err(_) => libc::EINVAL,
     }
 }
@@ -128,7 +155,8 @@ pub fn program_fd(program: &BpfProgram) -> Result<OwnedFd, String> {
         bytes.extend_from_slice(&[insn.jt, insn.jf]);
         bytes.extend_from_slice(&insn.k.to_ne_bytes());
     }
-    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| format!("seccomp pipe: {e}"))?;
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| format!("seccomp pipe: {e}"))?;
     // A filter is a few hundred bytes, far below a pipe's capacity: the write cannot block.
     rustix::io::write(&write, &bytes).map_err(|e| format!("seccomp pipe: {e}"))?;
     Ok(read)
@@ -174,9 +202,18 @@ mod tests {
     #[test]
     fn the_network_filter_refuses_inet_and_unix_sockets_but_not_netlink() {
         let program = command_filter(Some(false)).unwrap();
-        assert_eq!(under(&program, || socket_errno(libc::AF_INET)), libc::EACCES);
-        assert_eq!(under(&program, || socket_errno(libc::AF_INET6)), libc::EACCES);
-        assert_eq!(under(&program, || socket_errno(libc::AF_UNIX)), libc::EACCES);
+        assert_eq!(
+            under(&program, || socket_errno(libc::AF_INET)),
+            libc::EACCES
+        );
+        assert_eq!(
+            under(&program, || socket_errno(libc::AF_INET6)),
+            libc::EACCES
+        );
+        assert_eq!(
+            under(&program, || socket_errno(libc::AF_UNIX)),
+            libc::EACCES
+        );
         assert_eq!(under(&program, || socket_errno(libc::AF_NETLINK)), 0);
     }
 
@@ -216,19 +253,31 @@ mod tests {
         let chmod = || {
             // SAFETY: chmod of a path that may not exist; only the errno matters.
             let r = unsafe { libc::chmod(c"/nonexistent-shellring".as_ptr(), 0o777) };
-            if r == 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+            if r == 0 {
+                0
+            } else {
+                std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+            }
         };
         assert_eq!(under(&program, chmod), libc::EPERM);
         let shm = || {
             // SAFETY: shmget with constant arguments.
             let r = unsafe { libc::shmget(libc::IPC_PRIVATE, 4096, 0o600) };
-            if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+            if r >= 0 {
+                0
+            } else {
+                std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+            }
         };
         assert_eq!(under(&program, shm), libc::EPERM);
         let attach = || {
             // SAFETY: shmat of an id nobody holds; only the errno matters (EINVAL unfiltered).
             let r = unsafe { libc::shmat(0x7fff_fff0, std::ptr::null(), 0) };
-            if r as isize != -1 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+            if r as isize != -1 {
+                0
+            } else {
+                std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+            }
         };
         assert_eq!(under(&program, attach), libc::EPERM);
         let control = || {
@@ -236,7 +285,11 @@ mod tests {
             let mut ds: libc::shmid_ds = unsafe { std::mem::zeroed() };
             // SAFETY: IPC_STAT of an id nobody holds writes at most one shmid_ds, into `ds`, which outlives the call.
             let r = unsafe { libc::shmctl(0x7fff_fff0, libc::IPC_STAT, &mut ds) };
-            if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+            if r >= 0 {
+                0
+            } else {
+                std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+            }
         };
         assert_eq!(under(&program, control), libc::EPERM);
     }
@@ -244,16 +297,28 @@ mod tests {
     fn keyctl_errno() -> i32 {
         // SAFETY: KEYCTL_GET_KEYRING_ID (0) of the user keyring (-4), without creating it; only the errno matters.
         let r = unsafe { libc::syscall(libc::SYS_keyctl, 0, -4i32, 0) };
-        if r >= 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(-1) }
+        if r >= 0 {
+            0
+        } else {
+            std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+        }
     }
 
     #[test]
     fn every_command_filter_refuses_the_keyrings_and_only_a_denied_network_refuses_sockets() {
         assert_eq!(keyctl_errno(), 0, "the keyring call works unfiltered");
         for network in [None, Some(false)] {
-            assert_eq!(under(&command_filter(network).unwrap(), keyctl_errno), libc::EACCES);
+            assert_eq!(
+                under(&command_filter(network).unwrap(), keyctl_errno),
+                libc::EACCES
+            );
         }
-        assert_eq!(under(&command_filter(None).unwrap(), || socket_errno(libc::AF_INET)), 0);
+        assert_eq!(
+            under(&command_filter(None).unwrap(), || socket_errno(
+                libc::AF_INET
+            )),
+            0
+        );
     }
 
     #[test]

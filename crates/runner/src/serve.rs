@@ -44,7 +44,10 @@ pub fn serve(socket: OwnedFd, inside: bool) -> u8 {
     }
     let mut server = Server::new(inside);
     loop {
-        let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN), PollFd::new(sfd.as_fd(), PollFlags::POLLIN)];
+        let mut fds = [
+            PollFd::new(socket.as_fd(), PollFlags::POLLIN),
+            PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
+        ];
         if let Err(e) = poll(&mut fds, PollTimeout::NONE) {
             if e == Errno::EINTR {
                 continue;
@@ -99,7 +102,11 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn new(inside: bool) -> Server {
-        Server { runners: HashSet::new(), me: nix::unistd::getpid(), inside }
+        Server {
+            runners: HashSet::new(),
+            me: nix::unistd::getpid(),
+            inside,
+        }
     }
 
     /// Takes every request waiting on the socket; false once the worker closed its end.
@@ -109,26 +116,37 @@ impl Server {
             let mut iov = [std::io::IoSliceMut::new(&mut byte)];
             let mut space = nix::cmsg_space!([RawFd; 3]);
             let flags = MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_CMSG_CLOEXEC;
-            let (bytes, fds, truncated) = match recvmsg::<()>(socket.as_raw_fd(), &mut iov, Some(&mut space), flags) {
-                Ok(message) => {
-                    let mut fds = Vec::new();
-                    for cmsg in message.cmsgs().into_iter().flatten() {
-                        if let ControlMessageOwned::ScmRights(received) = cmsg {
-                            // SAFETY: the kernel just installed these descriptors in this process for us alone.
-                            fds.extend(received.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+            let (bytes, fds, truncated) =
+                match recvmsg::<()>(socket.as_raw_fd(), &mut iov, Some(&mut space), flags) {
+                    Ok(message) => {
+                        let mut fds = Vec::new();
+                        for cmsg in message.cmsgs().into_iter().flatten() {
+                            if let ControlMessageOwned::ScmRights(received) = cmsg {
+                                // SAFETY: the kernel just installed these descriptors in this process for us alone.
+                                fds.extend(
+                                    received
+                                        .into_iter()
+                                        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
+                                );
+                            }
                         }
+                        (
+                            message.bytes,
+                            fds,
+                            message.flags.contains(MsgFlags::MSG_CTRUNC),
+                        )
                     }
-                    (message.bytes, fds, message.flags.contains(MsgFlags::MSG_CTRUNC))
-                }
-                Err(Errno::EINTR) => continue,
-                Err(Errno::EAGAIN) => return true,
-                Err(_) => return false,
-            };
+                    Err(Errno::EINTR) => continue,
+                    Err(Errno::EAGAIN) => return true,
+                    Err(_) => return false,
+                };
             if bytes == 0 && fds.is_empty() {
                 return false;
             }
             // A malformed request is dropped with its descriptors: the worker sees its status socket end at once.
-            let Ok([status, out, err]) = <[OwnedFd; 3]>::try_from(fds) else { continue };
+            let Ok([status, out, err]) = <[OwnedFd; 3]>::try_from(fds) else {
+                continue;
+            };
             if truncated {
                 continue;
             }
@@ -181,8 +199,10 @@ impl Server {
     /// live runners reads one file here, not one per runner; a stray that is already a zombie is reaped below.
     pub(crate) fn end_strays(&mut self) {
         for _ in 0..100 {
-            let strays: Vec<Pid> =
-                proc_tree::children_of(self.me).into_iter().filter(|pid| !self.runners.contains(pid)).collect();
+            let strays: Vec<Pid> = proc_tree::children_of(self.me)
+                .into_iter()
+                .filter(|pid| !self.runners.contains(pid))
+                .collect();
             if strays.is_empty() {
                 return;
             }
@@ -219,7 +239,13 @@ fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd, inside: bool) -> i32 {
 
 /// Supervises one parsed request in a freshly forked, single-threaded child whose status channel is `status`
 /// (`inside`: the child of a session sandbox's server).
-pub(crate) fn run_request(status: &Status, out: OwnedFd, err: OwnedFd, request: &request::Request, inside: bool) -> i32 {
+pub(crate) fn run_request(
+    status: &Status,
+    out: OwnedFd,
+    err: OwnedFd,
+    request: &request::Request,
+    inside: bool,
+) -> i32 {
     if let Err(e) = take_stdio(out, err, request.stdin.as_deref()) {
         status.line(&format!("error spawn: stdio: {e}"));
         return 1;

@@ -26,7 +26,10 @@ fn build(mut plan: Plan, socket: OwnedFd) -> Result<u8, String> {
     plan.nproc = None;
     let joined = limits::prepare(&plan.cgroups, &plan.cgroup_limits, None)?.join();
     if joined != 0 {
-        return Err(format!("sandbox join cgroup: {}", std::io::Error::from_raw_os_error(joined)));
+        return Err(format!(
+            "sandbox join cgroup: {}",
+            std::io::Error::from_raw_os_error(joined)
+        ));
     }
     keyring::fresh();
     let host_proc = host_pid::open().map_err(|e| format!("sandbox open /proc: {e}"))?;
@@ -48,7 +51,10 @@ fn landlock(plan: &Plan, socket: OwnedFd) -> Result<u8, String> {
     let namespace = mount_ns::prepare(plan)?;
     if let Err(f) = namespace.enter() {
         let step = mount_ns::STEPS.get(f.step).unwrap_or(&"?");
-        return Err(format!("sandbox namespace {step}: {}", std::io::Error::from_raw_os_error(f.errno)));
+        return Err(format!(
+            "sandbox namespace {step}: {}",
+            std::io::Error::from_raw_os_error(f.errno)
+        ));
     }
     // Entering a user namespace changed credentials, which cleared the parent-death signal: the sandbox ends with
     // the runtime that built it.
@@ -61,11 +67,17 @@ fn landlock(plan: &Plan, socket: OwnedFd) -> Result<u8, String> {
             let _ = nix::unistd::close(to_monitor);
             let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
             if let Err(f) = mount_ns::mount_proc() {
-                return Err(format!("sandbox namespace mount proc: {}", std::io::Error::from_raw_os_error(f.errno)));
+                return Err(format!(
+                    "sandbox namespace mount proc: {}",
+                    std::io::Error::from_raw_os_error(f.errno)
+                ));
             }
             Ok(serve::serve(socket, true))
         }
-        pid_ns::Status::Failed(errno) => Err(format!("sandbox pid namespace: {}", std::io::Error::from_raw_os_error(errno))),
+        pid_ns::Status::Failed(errno) => Err(format!(
+            "sandbox pid namespace: {}",
+            std::io::Error::from_raw_os_error(errno)
+        )),
     }
 }
 
@@ -79,12 +91,22 @@ fn bubblewrap(plan: &Plan, path: &str, host_proc: OwnedFd) -> Result<u8, String>
         errno => errno,
     };
     if errno != 0 {
-        return Err(format!("sandbox seccomp: {}", std::io::Error::from_raw_os_error(errno)));
+        return Err(format!(
+            "sandbox seccomp: {}",
+            std::io::Error::from_raw_os_error(errno)
+        ));
     }
     let me = spawn::own_path()?;
     let mut args = spawn::bwrap_args(plan, path, Some(program.as_raw_fd()), Some(&me));
-    args.extend([me, "--serve-inside".to_string(), host_proc.as_raw_fd().to_string()]);
+    args.extend([
+        me,
+        "--serve-inside".to_string(),
+        host_proc.as_raw_fd().to_string(),
+    ]);
     let args = spawn::to_c(args)?;
     let error = nix::unistd::execvp(&args[0], &args).err();
-    Err(format!("spawn {path}: {}", error.map_or_else(String::new, |e| e.desc().to_string())))
+    Err(format!(
+        "spawn {path}: {}",
+        error.map_or_else(String::new, |e| e.desc().to_string())
+    ))
 }

@@ -6,7 +6,12 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 /// SIGCHLD, and the requests to stop that must end every descendant.
 pub fn watched() -> SigSet {
     let mut set = SigSet::empty();
-    for signal in [Signal::SIGCHLD, Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+    for signal in [
+        Signal::SIGCHLD,
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGHUP,
+    ] {
         set.add(signal);
     }
     set

@@ -73,7 +73,8 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
     let parent = nix::unistd::getpid();
 
     // The report pipe is close-on-exec: a successful exec closes it and the read below sees end-of-file.
-    let (report_read, report_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("spawn: {e}"))?;
+    let (report_read, report_write) =
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("spawn: {e}"))?;
     // SAFETY: the child only calls async-signal-safe functions (no allocation, no locks) before exec or _exit.
     let pid = match unsafe { fork() } {
         Err(e) => return Err(format!("spawn: {e}")),
@@ -97,7 +98,9 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
             let what = match stage {
                 STAGE_CAPS => "sandbox drop capabilities".to_string(),
                 STAGE_LANDLOCK => "sandbox landlock_restrict_self".to_string(),
-                STAGE_PARENT_GONE => "spawn: the runner ended before the command started".to_string(),
+                STAGE_PARENT_GONE => {
+                    "spawn: the runner ended before the command started".to_string()
+                }
                 STAGE_FDS => "sandbox close descriptors".to_string(),
                 STAGE_CGROUP => "sandbox join cgroup".to_string(),
                 STAGE_NPROC => "sandbox process limit".to_string(),
@@ -105,11 +108,19 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
                 STAGE_UNAVAILABLE => UNAVAILABLE.to_string(),
                 STAGE_PID_NS => "sandbox pid namespace".to_string(),
                 s if s >= STAGE_NAMESPACE => {
-                    format!("sandbox namespace {}", mount_ns::STEPS.get((s - STAGE_NAMESPACE) as usize).unwrap_or(&"?"))
+                    format!(
+                        "sandbox namespace {}",
+                        mount_ns::STEPS
+                            .get((s - STAGE_NAMESPACE) as usize)
+                            .unwrap_or(&"?")
+                    )
                 }
                 _ => format!("spawn {}", argv_owned[0].to_string_lossy()),
             };
-            Err(format!("{what}: {}", std::io::Error::from_raw_os_error(errno)))
+            Err(format!(
+                "{what}: {}",
+                std::io::Error::from_raw_os_error(errno)
+            ))
         }
     }
 }
@@ -132,10 +143,20 @@ fn read_report(pipe: &OwnedFd) -> Option<(u32, i32)> {
 
 fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
     let confined = !matches!(plan.backend, Backend::None);
-    let filter = if confined { Some(seccomp::command_filter(plan.deny_network.then_some(plan.allow_unix_sockets))?) } else { None };
+    let filter = if confined {
+        Some(seccomp::command_filter(
+            plan.deny_network.then_some(plan.allow_unix_sockets),
+        )?)
+    } else {
+        None
+    };
     // The rlimit binds only where the command runs in a user namespace (Landlock's, or a session sandbox's);
     // bubblewrap of its own applies it inside its own through the runner's exec wrapper (see argv).
-    let nproc = if matches!(plan.backend, Backend::Landlock) || plan.inside { plan.nproc } else { None };
+    let nproc = if matches!(plan.backend, Backend::Landlock) || plan.inside {
+        plan.nproc
+    } else {
+        None
+    };
     let session = plan.view == View::Session;
     // A session sandbox joined its session's cgroups before its view made cgroupfs read-only: its runners are in.
     let cgroups: &[String] = if plan.inside { &[] } else { &plan.cgroups };
@@ -169,8 +190,13 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
             }
             let abi = landlock::abi();
             let readable = session.then(|| plan.readable.clone());
-            let policy = landlock::Policy { writable: plan.writable.clone(), deny_network: plan.deny_network, session: readable };
-            layers.ruleset = Some(Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?);
+            let policy = landlock::Policy {
+                writable: plan.writable.clone(),
+                deny_network: plan.deny_network,
+                session: readable,
+            };
+            layers.ruleset =
+                Some(Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?);
             if plan.isolation == Isolation::Auto && !plan.inside {
                 layers.namespace = Some(mount_ns::prepare(plan)?);
             }
@@ -224,25 +250,71 @@ pub fn to_c(args: Vec<String>) -> Result<Vec<CString>, String> {
 
 /// bubblewrap and its arguments up to the `--` before the program it runs: the plan's view, namespaces and filter
 /// (`seccomp_fd`), with `runner` (the runner's own executable) shown read-only in the session view.
-pub fn bwrap_args(plan: &Plan, path: &str, seccomp_fd: Option<RawFd>, runner: Option<&str>) -> Vec<String> {
-    let mut args: Vec<String> = [path, "--die-with-parent", "--new-session", "--cap-drop", "ALL"].map(String::from).to_vec();
+pub fn bwrap_args(
+    plan: &Plan,
+    path: &str,
+    seccomp_fd: Option<RawFd>,
+    runner: Option<&str>,
+) -> Vec<String> {
+    let mut args: Vec<String> = [
+        path,
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
+    .map(String::from)
+    .to_vec();
     let session = plan.view == View::Session;
     if session {
         bwrap_system(&mut args);
     } else {
         args.extend(["--ro-bind", "/", "/"].map(String::from));
     }
-    args.extend(["--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc"].map(String::from));
+    args.extend(
+        [
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+            "--unshare-ipc",
+        ]
+        .map(String::from),
+    );
     // A fresh /proc is writable where the kernel's settings live; bubblewrap run by root leaves /proc/sys so.
-    args.extend(["--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"].map(String::from));
-    let emptied: Vec<&str> = if session { view::existing(view::EMPTIED).collect() } else { Vec::new() };
-    for path in emptied.iter().copied().chain(plan.hidden.iter().filter(|h| view::hidden_shown(plan, h)).map(String::as_str)) {
+    args.extend(
+        [
+            "--ro-bind",
+            "/proc/sys",
+            "/proc/sys",
+            "--ro-bind-try",
+            "/proc/sysrq-trigger",
+            "/proc/sysrq-trigger",
+        ]
+        .map(String::from),
+    );
+    let emptied: Vec<&str> = if session {
+        view::existing(view::EMPTIED).collect()
+    } else {
+        Vec::new()
+    };
+    for path in emptied.iter().copied().chain(
+        plan.hidden
+            .iter()
+            .filter(|h| view::hidden_shown(plan, h))
+            .map(String::as_str),
+    ) {
         args.extend(["--tmpfs".to_string(), path.to_string()]);
     }
     if let (Some(me), true) = (runner, session) {
         args.extend(["--ro-bind".to_string(), me.to_string(), me.to_string()]);
     }
-    for path in plan.readable.iter().filter(|p| std::path::Path::new(p).exists()) {
+    for path in plan
+        .readable
+        .iter()
+        .filter(|p| std::path::Path::new(p).exists())
+    {
         args.extend(["--ro-bind".to_string(), path.clone(), path.clone()]);
     }
     for path in &plan.writable {
@@ -250,7 +322,12 @@ pub fn bwrap_args(plan: &Plan, path: &str, seccomp_fd: Option<RawFd>, runner: Op
     }
     for (path, dir) in view::masks(plan) {
         if dir {
-            args.extend(["--tmpfs".to_string(), path.clone(), "--remount-ro".to_string(), path]);
+            args.extend([
+                "--tmpfs".to_string(),
+                path.clone(),
+                "--remount-ro".to_string(),
+                path,
+            ]);
         } else {
             args.extend(["--ro-bind".to_string(), "/dev/null".to_string(), path]);
         }
@@ -274,11 +351,19 @@ pub fn bwrap_args(plan: &Plan, path: &str, seccomp_fd: Option<RawFd>, runner: Op
 fn bwrap_system(args: &mut Vec<String>) {
     for dir in view::existing(view::SYSTEM) {
         match std::fs::read_link(dir) {
-            Ok(target) => args.extend(["--symlink".to_string(), target.to_string_lossy().into_owned(), dir.to_string()]),
+            Ok(target) => args.extend([
+                "--symlink".to_string(),
+                target.to_string_lossy().into_owned(),
+                dir.to_string(),
+            ]),
             Err(_) => args.extend(["--ro-bind".to_string(), dir.to_string(), dir.to_string()]),
         }
     }
-    args.extend(["--ro-bind".to_string(), "/sys".to_string(), "/sys".to_string()]);
+    args.extend([
+        "--ro-bind".to_string(),
+        "/sys".to_string(),
+        "/sys".to_string(),
+    ]);
 }
 
 /// In the forked child: new session, death with the runner, default signal state, confinement, then exec.
@@ -286,7 +371,12 @@ fn bwrap_system(args: &mut Vec<String>) {
 ///
 /// # Safety
 /// Must run in a freshly forked child; `argv` must be a NULL-terminated array of valid C strings.
-unsafe fn child(report: RawFd, argv: *const *const libc::c_char, layers: &Layers, parent: Pid) -> ! {
+unsafe fn child(
+    report: RawFd,
+    argv: *const *const libc::c_char,
+    layers: &Layers,
+    parent: Pid,
+) -> ! {
     libc::setsid();
     // bash dies with the runner even when the runner is SIGKILLed; the runner's own sweep covers the rest.
     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -297,7 +387,13 @@ unsafe fn child(report: RawFd, argv: *const *const libc::c_char, layers: &Layers
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
     libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-    for sig in [libc::SIGPIPE, libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGCHLD] {
+    for sig in [
+        libc::SIGPIPE,
+        libc::SIGTERM,
+        libc::SIGINT,
+        libc::SIGHUP,
+        libc::SIGCHLD,
+    ] {
         libc::signal(sig, libc::SIG_DFL);
     }
     check(report, STAGE_FDS, fds::close_above_stdio());
@@ -391,20 +487,39 @@ mod tests {
     use nix::sys::wait::WaitStatus;
 
     fn plan(command: &str, backend: Backend) -> Plan {
-        Plan { command: command.into(), backend, ..Plan::default() }
+        Plan {
+            command: command.into(),
+            backend,
+            ..Plan::default()
+        }
     }
 
     #[test]
     fn runs_bash_in_its_own_session() {
-        let spawned = command(&plan("[ \"$(cut -d' ' -f6 /proc/$$/stat)\" -eq $$ ] && exit 7", Backend::None)).unwrap();
+        let spawned = command(&plan(
+            "[ \"$(cut -d' ' -f6 /proc/$$/stat)\" -eq $$ ] && exit 7",
+            Backend::None,
+        ))
+        .unwrap();
         assert_eq!(spawned.enforcement, "none");
-        assert_eq!(waitpid(spawned.pid, None).unwrap(), WaitStatus::Exited(spawned.pid, 7));
+        assert_eq!(
+            waitpid(spawned.pid, None).unwrap(),
+            WaitStatus::Exited(spawned.pid, 7)
+        );
     }
 
     #[test]
     fn an_exec_failure_is_reported_with_its_stage() {
-        let error = command(&plan("true", Backend::Bubblewrap("/nonexistent/bwrap".into()))).err().unwrap();
-        assert!(error.starts_with("spawn /nonexistent/bwrap: No such file or directory"), "{error}");
+        let error = command(&plan(
+            "true",
+            Backend::Bubblewrap("/nonexistent/bwrap".into()),
+        ))
+        .err()
+        .unwrap();
+        assert!(
+            error.starts_with("spawn /nonexistent/bwrap: No such file or directory"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -88,7 +88,13 @@ mod tests {
     use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 
     fn pair() -> (Status, OwnedFd) {
-        let (a, b) = socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::empty()).unwrap();
+        let (a, b) = socketpair(
+            AddressFamily::Unix,
+            SockType::Stream,
+            None,
+            SockFlag::empty(),
+        )
+        .unwrap();
         (Status::new(a), b)
     }
 

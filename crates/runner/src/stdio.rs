@@ -145,7 +145,14 @@ impl Mux {
         let (stdin, stdout) = unsafe { (BorrowedFd::borrow_raw(0), BorrowedFd::borrow_raw(1)) };
         let mut fds = vec![
             PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
-            PollFd::new(stdin, if reading { PollFlags::POLLIN } else { PollFlags::empty() }),
+            PollFd::new(
+                stdin,
+                if reading {
+                    PollFlags::POLLIN
+                } else {
+                    PollFlags::empty()
+                },
+            ),
             PollFd::new(
                 stdout,
                 if self.queue.is_empty() || self.out_broken {
@@ -251,7 +258,12 @@ impl Mux {
             Err(e) => return self.refuse(id, &format!("error {e}")),
         };
         let made = (|| -> nix::Result<_> {
-            let (status, theirs) = socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC)?;
+            let (status, theirs) = socketpair(
+                AddressFamily::Unix,
+                SockType::Stream,
+                None,
+                SockFlag::SOCK_CLOEXEC,
+            )?;
             let (out_read, out_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
             let (err_read, err_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
             Ok((status, theirs, out_read, out_write, err_read, err_write))
@@ -259,7 +271,10 @@ impl Mux {
         let Ok((status, theirs, out_read, out_write, err_read, err_write)) = made else {
             return self.refuse(
                 id,
-                &format!("error spawn: {}", made.err().map(|e| e.to_string()).unwrap_or_default()),
+                &format!(
+                    "error spawn: {}",
+                    made.err().map(|e| e.to_string()).unwrap_or_default()
+                ),
             );
         };
         // The command's ends block as any pipe would; only ours are non-blocking. A larger pipe (where the limit
@@ -274,9 +289,13 @@ impl Mux {
                 // No descriptor of the server may outlive it in a runner: another command's status socket held here
                 // would keep that command's lifeline from ever ending.
                 for command in self.commands.values() {
-                    for fd in [Some(&command.status), command.out.as_ref(), command.err.as_ref()]
-                        .into_iter()
-                        .flatten()
+                    for fd in [
+                        Some(&command.status),
+                        command.out.as_ref(),
+                        command.err.as_ref(),
+                    ]
+                    .into_iter()
+                    .flatten()
                     {
                         let _ = nix::unistd::close(fd.as_raw_fd());
                     }
@@ -328,7 +347,9 @@ impl Mux {
         let Some(command) = self.commands.get_mut(&id) else {
             return;
         };
-        let number = std::str::from_utf8(payload).ok().and_then(|n| n.parse::<i32>().ok());
+        let number = std::str::from_utf8(payload)
+            .ok()
+            .and_then(|n| n.parse::<i32>().ok());
         let Some(signal) = number.and_then(|n| Signal::try_from(n).ok()) else {
             return;
         };
@@ -438,10 +459,19 @@ impl Mux {
         let output_done = command.out.is_none() && command.err.is_none();
         if !command.over_sent && output_done && (command.ended || !command.status_open) {
             command.over_sent = true;
-            let left = if command.status_open { left_running(command) } else { 0 };
-            self.push(None, frame::encode(frame::OUTPUT_OVER, id, left.to_string().as_bytes()));
+            let left = if command.status_open {
+                left_running(command)
+            } else {
+                0
+            };
+            self.push(
+                None,
+                frame::encode(frame::OUTPUT_OVER, id, left.to_string().as_bytes()),
+            );
         }
-        let Some(command) = self.commands.get(&id) else { return };
+        let Some(command) = self.commands.get(&id) else {
+            return;
+        };
         if !command.status_open && !command.over_sent {
             // The runner is gone without bash's status (killed): its pipes end soon; forward them first.
             return;
@@ -517,6 +547,11 @@ fn left_running(command: &Command) -> usize {
     };
     proc_tree::descendants(command.runner)
         .into_iter()
-        .filter(|&pid| !(command.condemned && command.group.is_some_and(|g| group(pid) == Some(g.as_raw()))))
+        .filter(|&pid| {
+            !(command.condemned
+                && command
+                    .group
+                    .is_some_and(|g| group(pid) == Some(g.as_raw())))
+        })
         .count()
 }

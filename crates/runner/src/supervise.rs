@@ -53,7 +53,11 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     let bash = match spawn::command(plan) {
         Ok(spawned) => {
             // The host signals bash's group by this pid: the one it sees, should we run in a sandbox's namespace.
-            status.line(&format!("started {} {}", host_pid::only_child(spawned.pid.as_raw()), spawned.enforcement));
+            status.line(&format!(
+                "started {} {}",
+                host_pid::only_child(spawned.pid.as_raw()),
+                spawned.enforcement
+            ));
             spawned.pid
         }
         Err(message) => {
@@ -66,7 +70,11 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     let me = nix::unistd::getpid();
     // In a session sandbox the command shares its pid namespace with the session's others, so no init of its own
     // ends what it left running when bash ends: the runner does, as such an init would.
-    let mut tracker = Tracker { bash, running: true, end_with_bash: plan.inside.then_some(me) };
+    let mut tracker = Tracker {
+        bash,
+        running: true,
+        end_with_bash: plan.inside.then_some(me),
+    };
     loop {
         let (lifeline, signalled) = wait_events(status, &sfd);
         if lifeline && !status.alive() {
@@ -93,7 +101,10 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
 
 /// Blocks until the lifeline or the signalfd is ready; says which.
 fn wait_events(status: &Status, sfd: &SignalFd) -> (bool, bool) {
-    let mut fds = [PollFd::new(status.fd(), PollFlags::POLLIN), PollFd::new(sfd.as_fd(), PollFlags::POLLIN)];
+    let mut fds = [
+        PollFd::new(status.fd(), PollFlags::POLLIN),
+        PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
+    ];
     match poll(&mut fds, PollTimeout::NONE) {
         Ok(_) => (fds[0].any().unwrap_or(false), fds[1].any().unwrap_or(false)),
         Err(_) => (false, false),
@@ -126,7 +137,11 @@ impl Tracker {
     fn bash_ended(&mut self) {
         self.running = false;
         if let Some(me) = self.end_with_bash {
-            proc_tree::kill_all(me, None, || while let Ok(WaitStatus::Exited(..) | WaitStatus::Signaled(..)) = waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {});
+            proc_tree::kill_all(me, None, || {
+                while let Ok(WaitStatus::Exited(..) | WaitStatus::Signaled(..)) =
+                    waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG))
+                {}
+            });
         }
     }
 

@@ -7,17 +7,31 @@
 fn area() -> Option<(usize, usize, usize)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the command name's last ')' start at field 3; arg_start, arg_end, env_start, env_end are 48-51.
-    let fields: Vec<usize> = stat[stat.rfind(')')? + 1..].split_whitespace().map(|f| f.parse().unwrap_or(0)).collect();
-    let (arg_start, arg_end, env_start, env_end) = (*fields.get(45)?, *fields.get(46)?, *fields.get(47)?, *fields.get(48)?);
+    let fields: Vec<usize> = stat[stat.rfind(')')? + 1..]
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let (arg_start, arg_end, env_start, env_end) = (
+        *fields.get(45)?,
+        *fields.get(46)?,
+        *fields.get(47)?,
+        *fields.get(48)?,
+    );
     // The kernel shows an overflowing title only where the environment directly follows the arguments.
-    let end = if env_start == arg_end && env_end > arg_end { env_end } else { arg_end };
+    let end = if env_start == arg_end && env_end > arg_end {
+        env_end
+    } else {
+        arg_end
+    };
     (arg_start > 0 && end > arg_start).then_some((arg_start, arg_end, end))
 }
 
 /// Sets the title, cut to the room there is. Call only once nothing reads the original arguments or environment
 /// any more (after the environment was replaced).
 pub fn set(title: &str) {
-    let Some((start, arg_end, end)) = area() else { return };
+    let Some((start, arg_end, end)) = area() else {
+        return;
+    };
     let room = (end - start - 1).min(4095);
     let bytes = &title.as_bytes()[..title.len().min(room)];
     // Clear what the old arguments showed, then the title and its NUL (zeroing past them up to the arguments' end).

@@ -7,10 +7,14 @@ use std::path::Path;
 use crate::plan::{Plan, View};
 
 /// The operating system, shown read-only in the session view.
-pub const SYSTEM: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
+pub const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
 
 /// Places that hold data: empty in the session view (the command's own paths are bound back inside them).
-pub const EMPTIED: &[&str] = &["/home", "/root", "/srv", "/mnt", "/media", "/tmp", "/var/tmp"];
+pub const EMPTIED: &[&str] = &[
+    "/home", "/root", "/srv", "/mnt", "/media", "/tmp", "/var/tmp",
+];
 
 /// Device nodes the session view lets a command read, beside the writable ones (null, zero, full, tty).
 pub const DEVICES: &[&str] = &["/dev/random", "/dev/urandom", "/dev/pts", "/dev/ptmx"];
@@ -23,13 +27,20 @@ pub fn existing<'a>(paths: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a 
 /// Whether `path` is `root` or lies beneath it, by whole components.
 pub fn beneath(path: &str, root: &str) -> bool {
     let root = root.trim_end_matches('/');
-    path == root || path.strip_prefix(root).is_some_and(|rest| rest.starts_with('/'))
+    path == root
+        || path
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// Whether `path` shows in the command's view at all: in the session view beneath the system or one of the
 /// command's own paths; in the host view anywhere but beneath a hidden directory (unless bound back there).
 pub fn shown(plan: &Plan, path: &str) -> bool {
-    let own = plan.readable.iter().chain(&plan.writable).any(|root| beneath(path, root));
+    let own = plan
+        .readable
+        .iter()
+        .chain(&plan.writable)
+        .any(|root| beneath(path, root));
     match plan.view {
         View::Session => own || SYSTEM.iter().any(|root| beneath(path, root)),
         View::Host => own || !plan.hidden.iter().any(|root| beneath(path, root)),
@@ -51,7 +62,11 @@ pub fn masks(plan: &Plan) -> Vec<(String, bool)> {
     plan.denied
         .iter()
         .filter(|path| shown(plan, path))
-        .filter_map(|path| std::fs::metadata(path).ok().map(|meta| (path.clone(), meta.is_dir())))
+        .filter_map(|path| {
+            std::fs::metadata(path)
+                .ok()
+                .map(|meta| (path.clone(), meta.is_dir()))
+        })
         .collect()
 }
 
@@ -79,10 +94,20 @@ mod tests {
     #[test]
     fn the_session_view_shows_the_system_and_its_own_paths_only() {
         let p = plan(View::Session);
-        for path in ["/etc/shadow", "/usr/bin/git", "/root/.cargo/credentials.toml", "/tmp/ws/.env"] {
+        for path in [
+            "/etc/shadow",
+            "/usr/bin/git",
+            "/root/.cargo/credentials.toml",
+            "/tmp/ws/.env",
+        ] {
             assert!(shown(&p, path), "{path}");
         }
-        for path in ["/root/.aws/credentials", "/home/u/.ssh", "/srv/other", "/tmp/state/x"] {
+        for path in [
+            "/root/.aws/credentials",
+            "/home/u/.ssh",
+            "/srv/other",
+            "/tmp/state/x",
+        ] {
             assert!(!shown(&p, path), "{path}");
         }
     }
@@ -97,7 +122,18 @@ mod tests {
     #[test]
     fn masks_name_existing_denied_paths_with_their_kind() {
         let mut p = plan(View::Host);
-        p.denied = vec!["/etc".into(), "/etc/passwd".into(), "/nonexistent-shellring".into(), "/tmp/state/x".into()];
-        assert_eq!(masks(&p), [("/etc".to_string(), true), ("/etc/passwd".to_string(), false)]);
+        p.denied = vec![
+            "/etc".into(),
+            "/etc/passwd".into(),
+            "/nonexistent-shellring".into(),
+            "/tmp/state/x".into(),
+        ];
+        assert_eq!(
+            masks(&p),
+            [
+                ("/etc".to_string(), true),
+                ("/etc/passwd".to_string(), false)
+            ]
+        );
     }
 }

@@ -11,12 +11,22 @@ use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 
 /// Runs the runner with `args`, fd 3 its status socket and fd 7 an inherited file; returns (status lines, stdout+stderr).
 fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
-    let (ours, theirs): (OwnedFd, OwnedFd) =
-        socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC).unwrap();
+    let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .unwrap();
     let extra = std::fs::File::create(cwd.join("../inherited")).unwrap();
     let (fd, extra_fd) = (theirs.as_raw_fd(), extra.as_raw_fd());
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
-    command.args(args).current_dir(cwd).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     // SAFETY: dup2 is async-signal-safe; fd 3 is the status socket, fd 7 a descriptor the host "inherited".
     unsafe {
         command.pre_exec(move || {
@@ -30,8 +40,17 @@ fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
     drop(theirs);
     let out = child.wait_with_output().unwrap();
     let mut status = String::new();
-    std::fs::File::from(ours).read_to_string(&mut status).unwrap();
-    (status, format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    std::fs::File::from(ours)
+        .read_to_string(&mut status)
+        .unwrap();
+    (
+        status,
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 struct Tree {
@@ -40,13 +59,15 @@ struct Tree {
 
 impl Tree {
     fn new(name: &str) -> Tree {
-        let base = std::env::temp_dir().join(format!("shellring-layers-{name}-{}", std::process::id()));
+        let base =
+            std::env::temp_dir().join(format!("shellring-layers-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         for dir in ["ws", "side", "state/s1", "state/s2"] {
             std::fs::create_dir_all(base.join(dir)).unwrap();
         }
         std::fs::write(base.join("side/f"), "x").unwrap();
-        std::fs::set_permissions(base.join("side/f"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(base.join("side/f"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
         std::fs::write(base.join("state/s2/secret"), "other-session").unwrap();
         Tree { base }
     }
@@ -72,15 +93,40 @@ fn landlock_with_its_mount_layer_keeps_metadata_kernel_and_state_out_of_reach() 
         state = t.path("state"),
     );
     let (ws, s1, state) = (t.path("ws"), t.path("state/s1"), t.path("state"));
-    let (status, out) = run(&["--landlock", "--rw", &ws, "--rw", &s1, "--hide", &state, "-c", &script], &t.base.join("ws"));
+    let (status, out) = run(
+        &[
+            "--landlock",
+            "--rw",
+            &ws,
+            "--rw",
+            &s1,
+            "--hide",
+            &state,
+            "-c",
+            &script,
+        ],
+        &t.base.join("ws"),
+    );
     assert!(status.starts_with("started "), "{status}");
-    assert!(out.contains("chmod: changing permissions") && out.contains("Read-only file system"), "{out}");
-    assert!(!out.contains("other-session") && out.contains("own\n") && out.contains("chmod-in-ok"), "{out}");
+    assert!(
+        out.contains("chmod: changing permissions") && out.contains("Read-only file system"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("other-session") && out.contains("own\n") && out.contains("chmod-in-ok"),
+        "{out}"
+    );
     assert!(!out.contains("open-") && out.contains("end"), "{out}");
     let meta = std::fs::metadata(t.base.join("side/f")).unwrap();
     assert_eq!(meta.permissions().mode() & 0o7777, 0o644);
-    assert_eq!(std::fs::read_to_string(t.base.join("inherited")).unwrap(), "");
-    assert_eq!(std::fs::read_to_string(t.base.join("state/s1/t")).unwrap(), "own\n");
+    assert_eq!(
+        std::fs::read_to_string(t.base.join("inherited")).unwrap(),
+        ""
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.base.join("state/s1/t")).unwrap(),
+        "own\n"
+    );
 }
 
 #[test]
@@ -94,12 +140,41 @@ fn the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial() {
         f = t.path("side/f"),
         out = t.path("side/new"),
     );
-    let (status, out) = run(&["--landlock", "--isolation", "seccomp", "--rw", &ws, "-c", &script], &t.base.join("ws"));
-    assert!(status.starts_with("started ") && status.contains(" partial\n"), "{status}");
-    assert!(out.contains("Operation not permitted") && out.contains("inside-refused") && out.contains("ipc-refused"), "{out}");
-    assert!(out.contains("write-in-ok") && out.contains("write-out-refused"), "{out}");
+    let (status, out) = run(
+        &[
+            "--landlock",
+            "--isolation",
+            "seccomp",
+            "--rw",
+            &ws,
+            "-c",
+            &script,
+        ],
+        &t.base.join("ws"),
+    );
+    assert!(
+        status.starts_with("started ") && status.contains(" partial\n"),
+        "{status}"
+    );
+    assert!(
+        out.contains("Operation not permitted")
+            && out.contains("inside-refused")
+            && out.contains("ipc-refused"),
+        "{out}"
+    );
+    assert!(
+        out.contains("write-in-ok") && out.contains("write-out-refused"),
+        "{out}"
+    );
     assert!(!t.base.join("side/new").exists());
-    assert_eq!(std::fs::metadata(t.base.join("side/f")).unwrap().permissions().mode() & 0o7777, 0o644);
+    assert_eq!(
+        std::fs::metadata(t.base.join("side/f"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777,
+        0o644
+    );
 }
 
 #[test]
@@ -112,7 +187,10 @@ fn network_deny_refuses_tcp_udp_and_unix_sockets_in_both_backends() {
         args.extend(["--rw", &ws, "--deny-network", "-c", script]);
         let (status, out) = run(&args, &t.base.join("ws"));
         assert!(status.starts_with("started "), "{status}");
-        assert!(out.contains("udp-refused") && out.contains("tcp-refused"), "{backend:?}: {out}");
+        assert!(
+            out.contains("udp-refused") && out.contains("tcp-refused"),
+            "{backend:?}: {out}"
+        );
     }
 }
 
@@ -121,7 +199,10 @@ fn an_unconfined_command_gets_descriptors_0_to_2_only() {
     let t = Tree::new("fds");
     let (status, out) = run(&["-c", "echo leak >&7; for fd in $(seq 3 64); do [ -e /proc/$$/fd/$fd ] && echo open-$fd; done; echo end"], &t.base.join("ws"));
     assert!(status.starts_with("started "), "{status}");
-    assert!(out.contains("Bad file descriptor") && !out.contains("open-") && out.contains("end\n"), "{out}");
+    assert!(
+        out.contains("Bad file descriptor") && !out.contains("open-") && out.contains("end\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -136,22 +217,55 @@ fn the_seccomp_fallback_refuses_a_host_shared_memory_segment_by_its_id() {
          b=ctypes.create_string_buffer(128); print(\"stat\" if l.shmctl({id},2,b)==0 else \"shmctl-refused\")'"
     );
     let ws = t.path("ws");
-    let (status, out) = run(&["--landlock", "--isolation", "seccomp", "--rw", &ws, "-c", &script], &t.base.join("ws"));
+    let (status, out) = run(
+        &[
+            "--landlock",
+            "--isolation",
+            "seccomp",
+            "--rw",
+            &ws,
+            "-c",
+            &script,
+        ],
+        &t.base.join("ws"),
+    );
     // Without the filter the same attach works, so the refusal is the filter's.
     let (_, unconfined) = run(&["-c", &script], &t.base.join("ws"));
     // SAFETY: removes the segment made above.
     unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
     assert!(status.contains(" partial\n"), "{status}");
-    assert!(out.contains("shmat-refused") && out.contains("shmctl-refused"), "{out}");
-    assert!(unconfined.contains("attached") && unconfined.contains("stat"), "{unconfined}");
+    assert!(
+        out.contains("shmat-refused") && out.contains("shmctl-refused"),
+        "{out}"
+    );
+    assert!(
+        unconfined.contains("attached") && unconfined.contains("stat"),
+        "{unconfined}"
+    );
 }
 
 #[test]
 fn the_session_view_never_falls_back_to_a_wider_one() {
     let t = Tree::new("closed");
     let ws = t.path("ws");
-    let (status, out) = run(&["--landlock", "--view", "session", "--isolation", "seccomp", "--rw", &ws, "-c", "echo ran"], &t.base.join("ws"));
-    assert_eq!(status, "error sandbox unavailable: the session view needs a mount namespace\n");
+    let (status, out) = run(
+        &[
+            "--landlock",
+            "--view",
+            "session",
+            "--isolation",
+            "seccomp",
+            "--rw",
+            &ws,
+            "-c",
+            "echo ran",
+        ],
+        &t.base.join("ws"),
+    );
+    assert_eq!(
+        status,
+        "error sandbox unavailable: the session view needs a mount namespace\n"
+    );
     assert!(!out.contains("ran"), "{out}");
 }
 
@@ -161,7 +275,11 @@ fn both_backends_give_a_pid_namespace_no_keyring_and_in_the_session_view_only_th
     let (ws, state) = (t.path("ws"), t.path("state"));
     std::fs::write(t.base.join("ws/own"), "own-file").unwrap();
     // A host process whose command line holds a secret, as another session's command would.
-    let mut neighbour = Command::new("sleep").arg("60").arg0("neighbour-secret-argument").spawn().unwrap();
+    let mut neighbour = Command::new("sleep")
+        .arg("60")
+        .arg0("neighbour-secret-argument")
+        .spawn()
+        .unwrap();
     let script = format!(
         "cat own; echo; cat {side} >/dev/null 2>&1 && echo side-read; cat {secret}; cat /etc/shadow | head -c 8; echo; \
          (grep -l neighbour-secre[t]-argument /proc/[0-9]*/cmdline 2>/dev/null | grep -q . && echo neighbour-seen || echo no-neighbour); echo pid-$$; \
@@ -172,19 +290,45 @@ fn both_backends_give_a_pid_namespace_no_keyring_and_in_the_session_view_only_th
     );
     for backend in [&["--landlock"][..], &["--bwrap", "bwrap"][..]] {
         let mut args = backend.to_vec();
-        args.extend(["--view", "session", "--rw", &ws, "--hide", &state, "--deny", "/etc/shadow", "-c", &script]);
+        args.extend([
+            "--view",
+            "session",
+            "--rw",
+            &ws,
+            "--hide",
+            &state,
+            "--deny",
+            "/etc/shadow",
+            "-c",
+            &script,
+        ]);
         let (status, out) = run(&args, &t.base.join("ws"));
         assert!(status.starts_with("started "), "{status}");
-        assert!(out.contains("own-file") && out.contains("no-neighbour") && out.contains("pid-2"), "{backend:?}: {out}");
-        assert!(!out.contains("other-session") && !out.contains("root:"), "{backend:?}: {out}");
+        assert!(
+            out.contains("own-file") && out.contains("no-neighbour") && out.contains("pid-2"),
+            "{backend:?}: {out}"
+        );
+        assert!(
+            !out.contains("other-session") && !out.contains("root:"),
+            "{backend:?}: {out}"
+        );
         // The file beside the workspace is out of the view (absent or refused).
         assert!(!out.contains("side-read"), "{backend:?}: {out}");
-        assert!(out.contains(&format!("keyctl -1 {}", libc::EACCES)), "{backend:?}: {out}");
+        assert!(
+            out.contains(&format!("keyctl -1 {}", libc::EACCES)),
+            "{backend:?}: {out}"
+        );
     }
     // The same probes unconfined see all of it: each refusal above is the sandbox's.
     let (_, out) = run(&["-c", &script], &t.base.join("ws"));
     neighbour.kill().unwrap();
     let _ = neighbour.wait();
-    assert!(out.contains("side-read") && out.contains("other-session") && !out.contains("no-neighbour"), "{out}");
-    assert!(!out.contains(&format!("keyctl -1 {}", libc::EACCES)), "{out}");
+    assert!(
+        out.contains("side-read") && out.contains("other-session") && !out.contains("no-neighbour"),
+        "{out}"
+    );
+    assert!(
+        !out.contains(&format!("keyctl -1 {}", libc::EACCES)),
+        "{out}"
+    );
 }

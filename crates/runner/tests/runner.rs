@@ -17,12 +17,24 @@ struct Running {
 }
 
 fn start(args: &[&str]) -> Running {
-    let (ours, theirs): (OwnedFd, OwnedFd) =
-        socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC).unwrap();
+    let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
-    command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let child = spawn_with_fd3(&mut command, theirs);
-    Running { child, status: BufReader::new(std::fs::File::from(ours)) }
+    Running {
+        child,
+        status: BufReader::new(std::fs::File::from(ours)),
+    }
 }
 
 impl Running {
@@ -34,13 +46,18 @@ impl Running {
 
     fn started(&mut self) -> Pid {
         let line = self.line();
-        let pid = line.strip_prefix("started ").and_then(|rest| rest.split(' ').next()).expect(&line);
+        let pid = line
+            .strip_prefix("started ")
+            .and_then(|rest| rest.split(' ').next())
+            .expect(&line);
         Pid::from_raw(pid.parse().unwrap())
     }
 }
 
 fn wait_gone(pids: &[Pid]) {
-    wait_until(&format!("every one of {pids:?} to end"), || pids.iter().all(|&p| gone(p)));
+    wait_until(&format!("every one of {pids:?} to end"), || {
+        pids.iter().all(|&p| gone(p))
+    });
 }
 
 /// Pids the command wrote into a file, one a line, once `count` are there.
@@ -48,7 +65,11 @@ fn pids_in(path: &std::path::Path, count: usize) -> Vec<Pid> {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        let pids: Vec<Pid> = text.lines().filter_map(|l| l.trim().parse().ok()).map(Pid::from_raw).collect();
+        let pids: Vec<Pid> = text
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .map(Pid::from_raw)
+            .collect();
         if pids.len() >= count {
             return pids;
         }
@@ -58,7 +79,10 @@ fn pids_in(path: &std::path::Path, count: usize) -> Vec<Pid> {
 }
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("shellring-runner-test-{}-{name}", std::process::id()));
+    let path = std::env::temp_dir().join(format!(
+        "shellring-runner-test-{}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_file(&path);
     path
 }
@@ -82,7 +106,10 @@ fn reports_the_signal_that_ended_bash() {
 #[test]
 fn waits_for_descendants_that_outlive_bash() {
     let file = temp("outlive");
-    let mut run = start(&["-c", &format!("(sleep 0.3; echo $BASHPID >> {0}) & exit 0", file.display())]);
+    let mut run = start(&[
+        "-c",
+        &format!("(sleep 0.3; echo $BASHPID >> {0}) & exit 0", file.display()),
+    ]);
     run.started();
     assert_eq!(run.line(), "exit 0\n");
     run.child.wait().unwrap();
@@ -93,7 +120,10 @@ fn waits_for_descendants_that_outlive_bash() {
 #[test]
 fn a_lost_lifeline_kills_every_descendant_even_in_a_new_session() {
     let file = temp("lifeline");
-    let script = format!("setsid sh -c 'echo $$ >> {0}; exec sleep 60' & sleep 60 & echo $! >> {0}; wait", file.display());
+    let script = format!(
+        "setsid sh -c 'echo $$ >> {0}; exec sleep 60' & sleep 60 & echo $! >> {0}; wait",
+        file.display()
+    );
     let mut run = start(&["-c", &script]);
     let bash = run.started();
     let mut pids = pids_in(&file, 2);
@@ -106,7 +136,13 @@ fn a_lost_lifeline_kills_every_descendant_even_in_a_new_session() {
 #[test]
 fn sigterm_to_the_runner_kills_every_descendant() {
     let file = temp("term");
-    let mut run = start(&["-c", &format!("trap '' TERM; sleep 60 & echo $! >> {0}; wait", file.display())]);
+    let mut run = start(&[
+        "-c",
+        &format!(
+            "trap '' TERM; sleep 60 & echo $! >> {0}; wait",
+            file.display()
+        ),
+    ]);
     let bash = run.started();
     let mut pids = pids_in(&file, 1);
     pids.push(bash);
@@ -128,13 +164,19 @@ fn bash_dies_with_a_sigkilled_runner() {
 fn an_unusable_backend_is_an_error_line_and_nothing_runs() {
     let mut run = start(&["--bwrap", "/nonexistent/bwrap", "-c", "true"]);
     let line = run.line();
-    assert!(line.starts_with("error spawn /nonexistent/bwrap: "), "{line}");
+    assert!(
+        line.starts_with("error spawn /nonexistent/bwrap: "),
+        "{line}"
+    );
     assert_eq!(run.child.wait().unwrap().code(), Some(1));
 }
 
 #[test]
 fn without_fd_3_it_refuses_with_usage() {
-    let out = Command::new(env!("CARGO_BIN_EXE_shellring-runner")).args(["-c", "true"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shellring-runner"))
+        .args(["-c", "true"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("fd 3 is not open"));
 }

@@ -6,7 +6,9 @@ mod common;
 
 use common::{gone, spawn_with_fd3, wait_until};
 use nix::sys::signal::{kill, Signal};
-use nix::sys::socket::{sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType};
+use nix::sys::socket::{
+    sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType,
+};
 use nix::unistd::Pid;
 use shellring_runner::request::{encode, Request};
 use std::io::{BufRead, BufReader, IoSlice, Read, Write};
@@ -19,12 +21,24 @@ struct Server {
 }
 
 fn server() -> Server {
-    let (ours, theirs): (OwnedFd, OwnedFd) =
-        socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC).unwrap();
+    let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
-    command.arg("--serve").stdin(Stdio::null()).stdout(Stdio::null()).env("ROOM", " ".repeat(2000));
+    command
+        .arg("--serve")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .env("ROOM", " ".repeat(2000));
     let child = spawn_with_fd3(&mut command, theirs);
-    Server { child, socket: ours }
+    Server {
+        child,
+        socket: ours,
+    }
 }
 
 /// One command's ends on this side: its status socket and its stdout.
@@ -35,15 +49,34 @@ struct Command1 {
 
 impl Server {
     fn send(&self, request: &Request) -> Command1 {
-        let (status, status_theirs): (OwnedFd, OwnedFd) =
-            socketpair(AddressFamily::Unix, SockType::Stream, None, SockFlag::SOCK_CLOEXEC).unwrap();
+        let (status, status_theirs): (OwnedFd, OwnedFd) = socketpair(
+            AddressFamily::Unix,
+            SockType::Stream,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .unwrap();
         let (out_read, out_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
-        let fds = [status_theirs.as_raw_fd(), out_write.as_raw_fd(), out_write.as_raw_fd()];
+        let fds = [
+            status_theirs.as_raw_fd(),
+            out_write.as_raw_fd(),
+            out_write.as_raw_fd(),
+        ];
         let cmsg = [ControlMessage::ScmRights(&fds)];
-        sendmsg::<()>(self.socket.as_raw_fd(), &[IoSlice::new(&[1])], &cmsg, MsgFlags::empty(), None).unwrap();
+        sendmsg::<()>(
+            self.socket.as_raw_fd(),
+            &[IoSlice::new(&[1])],
+            &cmsg,
+            MsgFlags::empty(),
+            None,
+        )
+        .unwrap();
         let mut status = std::fs::File::from(status);
         status.write_all(&encode(request)).unwrap();
-        Command1 { status: BufReader::new(status), stdout: std::fs::File::from(out_read) }
+        Command1 {
+            status: BufReader::new(status),
+            stdout: std::fs::File::from(out_read),
+        }
     }
 }
 
@@ -59,7 +92,10 @@ fn request(command: &str) -> Request {
     Request {
         cwd: "/tmp".into(),
         args: vec!["-c".into(), command.into()],
-        env: vec![("PATH".into(), "/usr/bin:/bin".into()), ("MARK".into(), "served".into())],
+        env: vec![
+            ("PATH".into(), "/usr/bin:/bin".into()),
+            ("MARK".into(), "served".into()),
+        ],
         stdin: Some(b"from stdin\n".to_vec()),
     }
 }
@@ -76,7 +112,10 @@ fn a_served_command_runs_with_its_request_and_reports() {
     let runner = pid_of(&command.line(), "runner ");
     assert!(command.line().starts_with("started "));
     let title = std::fs::read_to_string(format!("/proc/{runner}/cmdline")).unwrap();
-    assert!(title.starts_with("shellring-runner -c echo $MARK $PWD; cat; exit 7"), "{title:?}");
+    assert!(
+        title.starts_with("shellring-runner -c echo $MARK $PWD; cat; exit 7"),
+        "{title:?}"
+    );
     assert_eq!(command.line(), "exit 7\n");
     let mut out = String::new();
     command.stdout.read_to_string(&mut out).unwrap();
@@ -90,10 +129,16 @@ fn a_served_command_runs_with_its_request_and_reports() {
 #[test]
 fn a_bad_request_fails_alone_and_the_server_serves_on() {
     let mut server = server();
-    let mut bad = server.send(&Request { args: vec!["--bogus".into()], ..request("true") });
+    let mut bad = server.send(&Request {
+        args: vec!["--bogus".into()],
+        ..request("true")
+    });
     pid_of(&bad.line(), "runner ");
     assert_eq!(bad.line(), "error request: unknown argument \"--bogus\"\n");
-    let mut missing = server.send(&Request { cwd: "/nonexistent-dir".into(), ..request("true") });
+    let mut missing = server.send(&Request {
+        cwd: "/nonexistent-dir".into(),
+        ..request("true")
+    });
     pid_of(&missing.line(), "runner ");
     assert_eq!(missing.line(), format!("workdir {}\n", libc::ENOENT));
     let mut good = server.send(&request("exit 0"));
@@ -111,7 +156,9 @@ fn what_a_killed_runner_left_is_ended_and_the_server_ends_with_its_socket() {
     let runner = pid_of(&escaping.line(), "runner ");
     assert!(escaping.line().starts_with("started "));
     let mut line = String::new();
-    BufReader::new(&escaping.stdout).read_line(&mut line).unwrap();
+    BufReader::new(&escaping.stdout)
+        .read_line(&mut line)
+        .unwrap();
     let escaped = Pid::from_raw(line.trim().parse().unwrap());
     // A second command that must outlive the server, held by its own lifeline.
     let mut lasting = server.send(&request("sleep 300"));
@@ -124,7 +171,12 @@ fn what_a_killed_runner_left_is_ended_and_the_server_ends_with_its_socket() {
 
     drop(server.socket);
     server.child.wait().unwrap();
-    assert!(!gone(lasting_runner) && !gone(lasting_bash), "the server's end ended a runner");
+    assert!(
+        !gone(lasting_runner) && !gone(lasting_bash),
+        "the server's end ended a runner"
+    );
     drop(lasting);
-    wait_until("the lasting command to end with its lifeline", || gone(lasting_runner) && gone(lasting_bash));
+    wait_until("the lasting command to end with its lifeline", || {
+        gone(lasting_runner) && gone(lasting_bash)
+    });
 }

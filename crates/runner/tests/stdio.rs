@@ -87,7 +87,11 @@ impl Stream {
     }
 
     /// Reads frames into `seen` until `until` holds.
-    fn gather(&mut self, seen: &mut HashMap<u32, Seen>, until: impl Fn(&HashMap<u32, Seen>) -> bool) {
+    fn gather(
+        &mut self,
+        seen: &mut HashMap<u32, Seen>,
+        until: impl Fn(&HashMap<u32, Seen>) -> bool,
+    ) {
         while !until(seen) {
             let Frame { kind, id, payload } = self.next().expect("the stream ended early");
             let entry = seen.entry(id).or_default();
@@ -134,7 +138,10 @@ fn many_commands_share_the_stream_each_reported_by_its_id() {
     });
     for id in 1..=8u32 {
         let s = &seen[&id];
-        let expected: String = (1..=2000).map(|i| format!("{id}-{i}\n")).collect::<String>() + "remote /tmp\n";
+        let expected: String = (1..=2000)
+            .map(|i| format!("{id}-{i}\n"))
+            .collect::<String>()
+            + "remote /tmp\n";
         assert_eq!(String::from_utf8_lossy(&s.out), expected);
         assert_eq!(s.err, format!("err-{id}\n").as_bytes());
         assert_eq!(s.status.len(), 2, "{:?}", s.status);
@@ -165,10 +172,14 @@ fn a_bad_request_fails_alone_with_a_reason() {
 fn a_signal_ends_the_group_and_release_ends_what_was_left() {
     let mut stream = stream();
     stream.start(1, "trap 'exit 9' TERM; sleep 600 & wait");
-    stream.start(2, "setsid bash -c 'sleep 600' </dev/null >/dev/null 2>&1 & echo $!");
+    stream.start(
+        2,
+        "setsid bash -c 'sleep 600' </dev/null >/dev/null 2>&1 & echo $!",
+    );
     let mut seen = HashMap::new();
     stream.gather(&mut seen, |seen| {
-        seen.get(&1).is_some_and(|s| !s.status.is_empty()) && seen.get(&2).is_some_and(|s| s.left.is_some())
+        seen.get(&1).is_some_and(|s| !s.status.is_empty())
+            && seen.get(&2).is_some_and(|s| s.left.is_some())
     });
     stream.send(frame::SIGNAL, 1, b"15");
     stream.gather(&mut seen, |seen| seen[&1].gone);
@@ -176,7 +187,12 @@ fn a_signal_ends_the_group_and_release_ends_what_was_left() {
     // The setsid stray left its group; its runner holds it as a subreaper until released.
     assert_eq!(seen[&2].left.as_deref(), Some("1"));
     assert!(!seen[&2].gone);
-    let stray = Pid::from_raw(String::from_utf8_lossy(&seen[&2].out).trim().parse().unwrap());
+    let stray = Pid::from_raw(
+        String::from_utf8_lossy(&seen[&2].out)
+            .trim()
+            .parse()
+            .unwrap(),
+    );
     assert!(!gone(stray));
     stream.send(frame::RELEASE, 2, b"");
     stream.gather(&mut seen, |seen| seen[&2].gone);
@@ -188,7 +204,9 @@ fn output_still_held_by_a_descendant_ends_when_drained() {
     let mut stream = stream();
     stream.start(1, "echo before; sleep 600 & exit 3");
     let mut seen = HashMap::new();
-    stream.gather(&mut seen, |seen| seen.get(&1).is_some_and(|s| s.status.len() == 2));
+    stream.gather(&mut seen, |seen| {
+        seen.get(&1).is_some_and(|s| s.status.len() == 2)
+    });
     assert_eq!(seen[&1].status[1], "exit 3");
     assert!(seen[&1].left.is_none(), "the pipe is still open");
     stream.send(frame::DRAINED, 1, b"");
@@ -210,10 +228,16 @@ fn a_slow_reader_holds_the_command_back_with_memory_bounded() {
     stream.start(1, &format!("head -c {size} /dev/zero; echo done >&2"));
     // Nothing is read for a while: the command must stall, not the server's memory grow.
     let mut seen = HashMap::new();
-    stream.gather(&mut seen, |seen| seen.get(&1).is_some_and(|s| !s.status.is_empty()));
+    stream.gather(&mut seen, |seen| {
+        seen.get(&1).is_some_and(|s| !s.status.is_empty())
+    });
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let server = stream.child.id();
-    assert!(rss_kib(server) < 16 * 1024, "server RSS {} KiB", rss_kib(server));
+    assert!(
+        rss_kib(server) < 16 * 1024,
+        "server RSS {} KiB",
+        rss_kib(server)
+    );
     let bash = started_pid(&seen[&1]);
     assert!(!gone(bash), "the command must still be held back");
     stream.gather(&mut seen, |seen| seen[&1].gone);
@@ -234,7 +258,14 @@ fn closing_the_stream_ends_every_command_it_started() {
         (1..=3).all(|id| seen.get(&id).is_some_and(|s| !s.out.is_empty()))
     });
     let pids: Vec<Pid> = (1..=3u32)
-        .map(|id| Pid::from_raw(String::from_utf8_lossy(&seen[&id].out).trim().parse().unwrap()))
+        .map(|id| {
+            Pid::from_raw(
+                String::from_utf8_lossy(&seen[&id].out)
+                    .trim()
+                    .parse()
+                    .unwrap(),
+            )
+        })
         .collect();
     assert!(pids.iter().all(|&pid| !gone(pid)));
     drop(stream.stdin.take());

@@ -96,7 +96,7 @@ describe('a lost connection', () => {
     const master = (await executor().remote.connectionOf('cut-client'))!.masterPid!;
     process.kill(master, 'SIGKILL');
     const label = hostLabel(executor().config.hosts!.find((h) => h.port === host.port)!);
-    expect(await running).toMatch(new RegExp(`^error: Error: ${escape(remoteErrors.hostLost(label))}(: .*)?$`));
+    expect(await running).toMatch(new RegExp(`^error: Error: ${escapeRegExp(remoteErrors.hostLost(label))}(: .*)?$`));
     await until(() => !alive(pid), 2_000, 'the remote command to end');
     expect(await bystander).toBe('still here\n');
     expect(await call('cut-client', 'echo again')).toBe('again\n');
@@ -111,7 +111,7 @@ describe('a lost connection', () => {
     expect(sessions.length).toBeGreaterThan(0);
     for (const p of sessions) process.kill(p, 'SIGKILL');
     const label = hostLabel(executor().config.hosts!.find((h) => h.port === host.port)!);
-    expect(await running).toMatch(new RegExp(`^error: Error: ${escape(remoteErrors.hostLost(label))}(: .*)?$`));
+    expect(await running).toMatch(new RegExp(`^error: Error: ${escapeRegExp(remoteErrors.hostLost(label))}(: .*)?$`));
     await until(() => !alive(pid), 2_000, 'the remote command to end');
     expect(await call('cut-server', 'echo again')).toBe('again\n');
   }, 60_000);
@@ -148,6 +148,6 @@ describe('host keys', () => {
   }, 60_000);
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

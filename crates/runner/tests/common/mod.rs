@@ -27,7 +27,12 @@ pub fn spawn_with_fd3(command: &mut Command, fd3: OwnedFd) -> Child {
 pub fn gone(pid: Pid) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .trim_start()
+            .starts_with('Z'),
     }
 }
 
