@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Socket } from 'node:net';
 import { loadBinding } from '../src/native/loader.js';
+import { supervisionErrors } from '../src/contract/index.js';
 import { errnoName, launchThrough, STUCK_SERVER_MS, type Launcher } from './fork-server.js';
 import type { RunnerRequest } from '../src/executor/runner-request.js';
 
@@ -29,7 +30,7 @@ export class SessionServer implements Launcher {
       const errno = binding.sendFds(this.#socket, fds);
       if (errno === 0) return;
       if (errno !== constants.errno.EAGAIN || Date.now() - since > STUCK_SERVER_MS) {
-        throw new Error(`shellring-runner --serve (session sandbox): ${errnoName(errno)}`);
+        throw new Error(supervisionErrors.sessionServer(errnoName(errno)));
       }
       await sleep(1);
     }

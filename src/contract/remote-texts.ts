@@ -7,4 +7,6 @@ export const remoteErrors = {
   unreachable: (host: string, reason: string) => `shellring: cannot reach host ${host}: ${reason}`,
   /** Every host has its maxSessions sessions. */
   noHost: 'shellring: every SSH host already holds its maxSessions sessions; nothing ran',
+  /** A frame whose length no runner writes: the stream cannot be read on, so the channel ends. */
+  badFrame: (length: number) => `a frame of ${length} bytes`,
 };

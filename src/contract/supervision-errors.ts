@@ -11,4 +11,5 @@ export const supervisionErrors = {
   chdirUnknown: (errno: number): [string, string] => [`errno ${errno}`, 'cannot enter the directory'],
   nulArgument: 'spawn: an argument contains a NUL byte',
   forkServer: (errno: string) => `shellring-runner --serve: ${errno}`,
+  sessionServer: (errno: string) => `shellring-runner --serve (session sandbox): ${errno}`,
 };

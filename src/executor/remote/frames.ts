@@ -1,5 +1,7 @@
 // The frames of `shellring-runner --stdio` (crates/runner/src/stdio_frame.rs): a u32 length of what follows, a kind
 // byte, the command's id (u32), the payload; little-endian.
+import { remoteErrors } from '../../contract/index.js';
+
 export const FRAME = {
   start: 0x53, // S
   signal: 0x4b, // K
@@ -48,7 +50,7 @@ export class FrameReader {
     this.#need = 4;
     while (buffer.length - at >= 4) {
       const length = buffer.readUInt32LE(at);
-      if (length < 5 || length > MAX_FRAME) throw new Error(`a frame of ${length} bytes`);
+      if (length < 5 || length > MAX_FRAME) throw new Error(remoteErrors.badFrame(length));
       if (buffer.length - at - 4 < length) {
         this.#need = 4 + length;
         break;
