@@ -14,7 +14,7 @@ const plugins: [string, Schema, z.ZodObject, Record<string, unknown>[]][] = [
   ['bash-local', bashLocal.Config, executorConfigSchema, [{ timeoutMs: 0 }, { threads: 65 }, { graceMs: -1 }, { env: { inherit: 'some' } }, { limits: { cpuWeight: 0 } }]],
   ['jobs-local', jobsLocal.Config, jobOptionsSchema, [{ maxJobsPerOwner: 0 }, { readBytes: 1.5 }, { pollMs: 'fast' }]],
   ['tool-bash', toolBash.Config, bashToolConfigSchema, [{ promoteOnTimeout: 'yes' }]],
-  ['bash-sandbox', bashSandbox.Config, executorConfigSchema.extend(sandboxConfigSchema.shape), [{ mode: 'bogus' }, { network: 'maybe' }, { threads: 0 }]],
+  ['bash-sandbox', bashSandbox.Config, executorConfigSchema.safeExtend(sandboxConfigSchema.shape), [{ mode: 'bogus' }, { network: 'maybe' }, { threads: 0 }]],
 ];
 
 describe.each(plugins)('the %s plugin config', (_name, config, zod, invalid) => {

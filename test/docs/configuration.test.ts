@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configurationMarkdown } from '../../src/runtime/options-doc.js';
+import { configurationMarkdown } from '../../src/cli/options-doc.js';
 import { runtimeOptionsSchema } from '../../src/runtime/options.js';
 
 const page = join(import.meta.dirname, '../../docs/configuration.md');

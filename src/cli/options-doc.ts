@@ -1,6 +1,6 @@
 // The configuration reference (docs/configuration.md), rendered from createRuntime's zod schema so it cannot drift.
 import { z } from 'zod';
-import { runtimeOptionsSchema } from './options.js';
+import { runtimeOptionsSchema } from '../runtime/options.js';
 import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
 
 type Node = {
