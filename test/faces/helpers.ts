@@ -1,4 +1,5 @@
 // Shared pieces of the face tests: the built CLI, the SDK client and the texts of results.
+import { request } from 'node:http';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,5 +63,25 @@ export function httpTransport(url: string, token: string, options: { sessionId?:
   return new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
     sessionId: options.sessionId,
+  });
+}
+
+/** An HTTP answer read whole, for tests that look at statuses and headers the SDK would hide. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request to a local server, answered whole; no client logic in between. */
+export function rawRequest(port: number, path: string, { method = 'GET', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
 import { tokenMatches } from '../../src/faces/http/token.js';
-import { call, cli, httpTransport, newClient, textOf, workdir } from './helpers.js';
+import { call, cli, httpTransport, newClient, rawRequest, textOf, workdir, type RawAnswer } from './helpers.js';
 import { until } from '../helpers/until.js';
 
 const work = workdir('http-auth');
@@ -15,22 +15,8 @@ const TOKEN = 'correct-horse-battery-staple-0123';
 let server: HttpServer;
 const consoleSeen: string[] = [];
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function raw(path: string, headers: Record<string, string>, { method = 'POST', body }: { method?: string; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, method, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+function raw(path: string, headers: Record<string, string>, { method = 'POST', body }: { method?: string; body?: string } = {}): Promise<RawAnswer> {
+  return rawRequest(server.port, path, { method, headers, body });
 }
 
 const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

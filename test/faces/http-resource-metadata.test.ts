@@ -1,12 +1,11 @@
 // OAuth protected-resource metadata (RFC 9728) on the HTTP face: the document over real HTTP, its discovery by the
 // official SDK's client code, the 401 challenge that names it, and static bearer tokens working beside it.
 import { spawnSync } from 'node:child_process';
-import { request } from 'node:http';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
-import { call, cli, httpTransport, newClient, textOf, workdir } from './helpers.js';
+import { call, cli, httpTransport, newClient, rawRequest, textOf, workdir, type RawAnswer } from './helpers.js';
 
 const work = workdir('resource-metadata');
 const TOKEN = 'resource-metadata-token-0123456789';
@@ -19,22 +18,8 @@ const OAUTH = {
 let plain: HttpServer;
 let configured: HttpServer;
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function raw(server: HttpServer, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, method, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+function raw(server: HttpServer, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<RawAnswer> {
+  return rawRequest(server.port, path, { method, headers, body });
 }
 
 const initialize = JSON.stringify({

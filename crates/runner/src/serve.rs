@@ -28,16 +28,8 @@ use crate::{host_pid, proc_tree, request, signals, supervise, title};
 pub fn serve(socket: OwnedFd, inside: bool) -> u8 {
     // A group of our own: a terminal's Ctrl-C reaches the host, which then closes its commands in order.
     let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
-    let _ = nix::sys::prctl::set_child_subreaper(true);
-    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
-    // Non-dumpable: the commands it starts run as the same user and must not read its memory or ptrace it.
-    set_dumpable(false);
-    let sfd = match signals::take() {
-        Ok(sfd) => sfd,
-        Err(e) => {
-            eprintln!("shellring-runner --serve: signalfd: {e}");
-            return 1;
-        }
+    let Some(sfd) = become_server("--serve") else {
+        return 1;
     };
     if inside {
         announce_ready();
@@ -82,6 +74,22 @@ fn announce_ready() {
         if null >= 0 {
             libc::dup2(null, 1);
             libc::close(null);
+        }
+    }
+}
+
+/// What every server process is: the subreaper of what it forks, ended with its parent, closed to the commands it
+/// starts (they run as the same user and must not read its memory or ptrace it), and reading its signals from a
+/// signalfd. None (after saying why on stderr) when the signalfd cannot be made.
+pub(crate) fn become_server(mode: &str) -> Option<nix::sys::signalfd::SignalFd> {
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
+    set_dumpable(false);
+    match signals::take() {
+        Ok(sfd) => Some(sfd),
+        Err(e) => {
+            eprintln!("shellring-runner {mode}: signalfd: {e}");
+            None
         }
     }
 }

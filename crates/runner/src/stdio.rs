@@ -19,7 +19,7 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::socket::{shutdown, socketpair, AddressFamily, Shutdown, SockFlag, SockType};
 use nix::unistd::{fork, ForkResult, Pid};
 
-use crate::serve::{run_request, set_dumpable, Server};
+use crate::serve::{become_server, run_request, set_dumpable, Server};
 use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
 use crate::{proc_tree, request, signals};
@@ -33,15 +33,8 @@ const CLOSE_BOUND: Duration = Duration::from_secs(5);
 
 /// Serves until stdin ends. Returns the process exit code.
 pub fn serve() -> u8 {
-    let _ = nix::sys::prctl::set_child_subreaper(true);
-    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
-    set_dumpable(false);
-    let sfd = match signals::take() {
-        Ok(sfd) => sfd,
-        Err(e) => {
-            eprintln!("shellring-runner --stdio: signalfd: {e}");
-            return 1;
-        }
+    let Some(sfd) = become_server("--stdio") else {
+        return 1;
     };
     for fd in [0, 1] {
         // SAFETY: fds 0 and 1 are open for the life of the process (sshd's channel pipes); borrowed only here.
