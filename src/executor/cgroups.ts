@@ -108,7 +108,8 @@ function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
     if (!needed.every((c) => available.includes(c))) return undefined;
     const enabled = read(join(dir, 'cgroup.subtree_control')).split(/\s+/);
     const missing = needed.filter((c) => !enabled.includes(c));
-    // Fails with EBUSY while this cgroup holds processes itself: then the subtree is not delegated for our use.
+    // Startup only (the SessionCgroups constructor). Fails with EBUSY while this cgroup holds processes itself: then
+    // the subtree is not delegated for our use.
     if (missing.length) writeFileSync(join(dir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
     const base = join(dir, subtreeName());
     mkdirSync(base);
@@ -134,6 +135,7 @@ function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
     if (!mount || own === undefined) continue;
     const base = join(mount.point, own, name);
     try {
+      // Startup only (the SessionCgroups constructor), before any command runs.
       mkdirSync(base);
       made.push({ version: 1, controller, base });
     } catch {
@@ -170,6 +172,7 @@ function mountsOf(fstype: string): { point: string; options: string }[] {
   }
 }
 
+/** Startup only: the constructor's probes of cgroupfs and the mount table. */
 function read(path: string): string {
   return readFileSync(path, 'utf8').trim();
 }
