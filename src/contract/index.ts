@@ -7,7 +7,7 @@ export { remoteErrors } from './remote-texts.js';
 export { bashEnvErrors, callErrors, executorErrors, MAX_SESSION_ID_CHARS, runtimeErrors, sessionErrors } from './runtime-errors.js';
 export { kindOf, shownId, shownJson } from './shown.js';
 export { bashDescription, type DescriptionOptions } from './bash-description.js';
-export { bashParamDocs, jobToolDocs } from './tool-docs.js';
+export { bashParamDocs, jobToolDocs, outputSchemaDocs, toolTitles } from './tool-docs.js';
 export { renderForeground, type ForegroundFacts, type RenderedStream, type SandboxFacts } from './render-foreground.js';
 export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './render-job.js';
 export { foregroundExit, parseExitStatus, type ExitStatus } from './exit-status.js';

@@ -27,3 +27,29 @@ export const jobToolDocs = {
   timeoutMs: 'With wait: how long to wait, in milliseconds (default 30000, at most 600000).',
   reason: 'Why the job is no longer needed; kept in its status.',
 };
+
+/** Each tool's title, as MCP annotations carry it to a client's UI and its model. */
+export const toolTitles = {
+  bash: 'Run a bash command',
+  jobOutput: 'Read background job output',
+  jobList: 'List background jobs',
+  jobKill: 'Stop a background job',
+  sessionOpen: 'Open a shellring session',
+};
+
+/** What the fields of each tool's structuredContent mean, as its outputSchema describes them. */
+export const outputSchemaDocs = {
+  spillPath: 'The file that holds the whole stream, when the tail was cut and the spill is complete.',
+  spillUnavailable: 'Why a cut stream has no spill file (the text of its [spill unavailable: ...] line).',
+  exitCode: 'foreground: the exit status; null when a signal ended it.',
+  signal: 'foreground: the signal that ended the command.',
+  stopped: 'foreground: the reason a person gave for stopping it.',
+  leftover: 'foreground: processes the command left running, and the background job that holds them, if any.',
+  jobId: 'background and promoted: the job to read with job_output.',
+  output: 'promoted: the output shown before the hand-off.',
+  waiting: 'promoted: what the command waits for, when known (input nobody can type, or connections).',
+  job: 'Absent once the job was dropped from the finished jobs kept.',
+  unreadBytes: 'Bytes this read left for the next job_output call.',
+  status: 'The status line, as job_output ends with it.',
+  session: 'The handle to pass as `session`.',
+};

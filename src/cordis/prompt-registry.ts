@@ -1,5 +1,6 @@
 // The `systemPrompt` service: named prompt sections, rendered in order.
 import type { PromptSection } from '../runtime/runtime.js';
+import { orderSections } from '../tools/prompt-sections.js';
 import { ShellringError } from '../errors.js';
 
 export class PromptRegistry {
@@ -22,11 +23,9 @@ export class PromptRegistry {
     return section && { ...section };
   }
 
-  /** By order, then by name, so the text never depends on which plugin loaded first. */
+  /** In prompt order, so the text never depends on which plugin loaded first. */
   sections(): PromptSection[] {
-    return [...this.#sections.values()]
-      .sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((section) => ({ ...section }));
+    return orderSections([...this.#sections.values()]);
   }
 
   render(): string {

@@ -1,10 +1,10 @@
-// The bash tool plugin: registers `bash` and its prompt section, job-backed while a `jobs` service exists.
+// The bash tool plugin: registers the table's tools that need no job registry (`bash`) and their prompt sections,
+// job-backed while a `jobs` service exists.
 import type { Context } from 'cordis';
 import type Schema from 'schemastery';
 import type { JobRegistry } from '../jobs/registry.js';
-import { BashTool } from '../tools/bash.js';
 import { bashToolConfigSchema, type BashToolConfig } from '../tools/bash-config.js';
-import { PROMPT_SECTIONS } from '../runtime/assembly.js';
+import { pluginTools, registerPrompts, registerTools } from './table.js';
 import { fromZod } from './from-zod.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalConfig } from '../sandbox/approval.js';
@@ -22,7 +22,8 @@ export interface Config extends BashToolConfig {}
 export const Config: Schema<Config> = fromZod(bashToolConfigSchema);
 
 export function apply(ctx: Context, config: Config): void {
-  ctx.effect(() => ctx.systemPrompt.register(PROMPT_SECTIONS.bash));
+  const specs = pluginTools('tool-bash');
+  registerPrompts(ctx, specs);
 
   // A required service change restarts this plugin; the optional ones are followed here.
   let mounted: { key: unknown[]; unregister: () => void } | undefined;
@@ -34,9 +35,8 @@ export function apply(ctx: Context, config: Config): void {
     if (mounted?.key.every((service, i) => service === key[i])) return;
     mounted?.unregister();
     mounted = undefined;
-    // BashTool fixes its registry and schema when built, so each swap builds a new one (cheap: one schema).
-    const tool = new BashTool({ executor: ctx.shell, env: ctx.shellEnv, jobs, sandbox, approval, config });
-    const unregister = ctx.tools.register({ definition: tool.definition, call: (input, context) => tool.call(input, context) });
+    // A built tool fixes its registry and schema, so each swap builds anew (cheap: one schema).
+    const unregister = registerTools(ctx, specs, { executor: ctx.shell, env: ctx.shellEnv, jobs, sandbox, approval, config });
     mounted = { key, unregister };
   };
   ctx.effect(() => {

@@ -1,7 +1,6 @@
-// Plugin registering job_output, job_list and job_kill (and their prompt section) over the `jobs` service.
+// Plugin registering the table's job tools (job_output, job_list, job_kill) and their prompt section over `jobs`.
 import type { Context } from 'cordis';
-import { PROMPT_SECTIONS } from '../runtime/assembly.js';
-import { callJobTool, jobToolDefinitions } from '../tools/job-tools.js';
+import { pluginTools, registerPrompts, registerTools } from './table.js';
 import './services.js';
 
 export const name = 'tool-jobs';
@@ -9,12 +8,9 @@ export const name = 'tool-jobs';
 export const inject = ['tools', 'jobs', 'systemPrompt'];
 
 export function apply(ctx: Context): void {
+  const specs = pluginTools('tool-jobs');
   // `jobs` is required: a new registry restarts this plugin, so capturing it here never goes stale.
   const jobs = ctx.jobs;
-  for (const definition of jobToolDefinitions()) {
-    ctx.effect(() =>
-      ctx.tools.register({ definition, call: (input, context) => callJobTool(jobs, definition.name, input, context) }),
-    );
-  }
-  ctx.effect(() => ctx.systemPrompt.register(PROMPT_SECTIONS.jobs));
+  ctx.effect(() => registerTools(ctx, specs, { jobs }));
+  registerPrompts(ctx, specs);
 }

@@ -1,7 +1,7 @@
 // The one composition path: createRuntime and the Cordis plugins build the executor, the DSH_* environment, the
-// sandbox, the job registry and the prompt sections here, so each part is put together (and defaulted) once.
+// sandbox and the job registry here, so each part is put together (and defaulted) once.
 import { dirname } from 'node:path';
-import { BASH_PROMPT, executorErrors, JOBS_PROMPT } from '../contract/index.js';
+import { executorErrors } from '../contract/index.js';
 import { parseConfig, ShellringError } from '../errors.js';
 import { resolveDshHome } from '../env/dsh-home.js';
 import { EnvRegistry, type EnvRegistryOptions } from '../env/registry.js';
@@ -16,17 +16,7 @@ import { sandboxConfigSchema, type SandboxConfigInput } from '../sandbox/config.
 import { Sandbox } from '../sandbox/sandbox.js';
 import { canonical } from '../sandbox/workspace.js';
 
-export interface PromptSection {
-  name: string;
-  order: number;
-  text: string;
-}
-
-/** The prompt sections of the bash tool and the job tools, wherever they are registered. */
-export const PROMPT_SECTIONS = {
-  bash: { name: 'tool:bash', order: 1000, text: BASH_PROMPT },
-  jobs: { name: 'tool:jobs', order: 1010, text: JOBS_PROMPT },
-} as const satisfies Record<string, PromptSection>;
+export type { PromptSection } from '../tools/prompt-sections.js';
 
 /**
  * The executor; and the host process becomes non-dumpable first, for good: the commands it starts run as the same

@@ -3,20 +3,20 @@ import { EventEmitter } from 'node:events';
 import type { EnvRegistry } from '../env/registry.js';
 import type { Executor, ExecutorStats, SpillRead } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import { BashTool } from '../tools/bash.js';
-import { jobToolDefinitions } from '../tools/job-tools.js';
-import type { ToolDefinition } from '../tools/tool.js';
+import { TOOLS } from '../tools/registry.js';
+import { provides, type BuiltTool, type ToolFace, type ToolServices, type ToolSpec } from '../tools/spec.js';
+import { orderSections } from '../tools/prompt-sections.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import { listTool, type ListedTool } from './listing.js';
 import { JobsView } from './jobs-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, PROMPT_SECTIONS, type PromptSection } from './assembly.js';
+import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, type PromptSection } from './assembly.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { checkSameOptions, checkSessionId, Session, type CallEvent, type SessionOptions } from './session.js';
 import { nestingProblem } from '../sandbox/workspace.js';
 import { loadPolicy } from '../policy/load.js';
 import type { CompiledPolicy } from '../policy/rules.js';
-import { policyPrompt, runtimeErrors, workspaceRootErrors } from '../contract/index.js';
+import { runtimeErrors, workspaceRootErrors } from '../contract/index.js';
 import { ShellringError } from '../errors.js';
 
 export type { ListedTool };
@@ -36,16 +36,21 @@ export class Runtime {
   readonly jobs: JobsView | undefined;
   /** The sandboxing policy, when commands are confined. */
   readonly sandbox: Sandbox | undefined;
+  /** The tool table this runtime offers from (the registry's, unless a test composes its own). */
+  readonly toolTable: readonly ToolSpec[];
   readonly #registry: JobRegistry | undefined;
-  readonly #bash: BashTool;
   readonly #policy: CompiledPolicy | undefined;
-  readonly #jobTools: ToolDefinition[];
+  /** The table's tools this composition can offer, built once, in table order; `#offered` those every face offers. */
+  readonly #tools = new Map<string, { spec: ToolSpec; tool: BuiltTool }>();
+  readonly #offered = new Map<string, BuiltTool>();
+  readonly #services: ToolServices;
   readonly #sessions = new Map<string, Session>();
   readonly #events = new EventEmitter();
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor(input: RuntimeOptions = {}) {
+  constructor(input: RuntimeOptions = {}, table: readonly ToolSpec[] = TOOLS) {
+    this.toolTable = table;
     const options = parseRuntimeOptions(input);
     // Before anything starts: a policy whose examples fail must stop the runtime, not a call.
     if (options.policy) this.#policy = loadPolicy(options.policy, 'runtime', 'runtime options', 'policy.');
@@ -60,7 +65,7 @@ export class Runtime {
       });
       this.jobs = new JobsView(this.#registry);
     }
-    this.#bash = new BashTool({
+    this.#services = {
       executor: this.executor,
       env: this.env,
       jobs: this.#registry,
@@ -68,8 +73,23 @@ export class Runtime {
       sandbox: this.sandbox,
       approval: options.approval,
       policy: this.#policy,
-    });
-    this.#jobTools = this.#registry ? jobToolDefinitions() : [];
+    };
+    for (const spec of table) {
+      if (!provides(this.#services, spec)) continue;
+      const tool = spec.build(this.#services);
+      this.#tools.set(spec.name, { spec, tool });
+      if (spec.only === undefined) this.#offered.set(spec.name, tool);
+    }
+  }
+
+  /** The tools only `face` offers, beside the runtime's: it lists and calls them itself. */
+  faceTools(face: ToolFace): { spec: ToolSpec; tool: BuiltTool }[] {
+    return [...this.#tools.values()].filter(({ spec }) => spec.only === face);
+  }
+
+  /** The table entry named `name`, for a face that states its annotations. */
+  toolSpec(name: string): ToolSpec | undefined {
+    return this.toolTable.find((spec) => spec.name === name);
   }
 
   /**
@@ -85,7 +105,8 @@ export class Runtime {
       return existing;
     }
     const session = new Session(options, {
-      bash: this.#bash,
+      tools: this.#offered,
+      names: this.toolTable.filter((spec) => spec.only === undefined).map((spec) => spec.name),
       jobs: this.#registry,
       executor: this.executor,
       sandbox: this.sandbox,
@@ -116,7 +137,7 @@ export class Runtime {
   }
 
   #list(sessionId: string | undefined, approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined): ListedTool[] {
-    const tools = [this.#bash.definitionFor(sessionId, approve), ...this.#jobTools];
+    const tools = [...this.#offered.values()].map((tool) => tool.definitionFor(sessionId, approve));
     return tools.filter((tool) => !allowed || allowed.has(tool.name)).map(listTool);
   }
 
@@ -130,12 +151,10 @@ export class Runtime {
     return this.executor.readSpill(path);
   }
 
+  /** The sections of the tools this composition offers, in prompt order. */
   promptSections(): PromptSection[] {
-    const policy = this.#policy && policyPrompt({ defaultDecision: this.#policy.default ?? 'allow', rules: this.#policy.rules });
-    const bash = policy ? { ...PROMPT_SECTIONS.bash, text: `${PROMPT_SECTIONS.bash.text}\n${policy}` } : PROMPT_SECTIONS.bash;
-    const sections: PromptSection[] = [{ ...bash }];
-    if (this.#registry) sections.push({ ...PROMPT_SECTIONS.jobs });
-    return sections;
+    const specs = [...this.#tools.values()].filter(({ spec }) => spec.only === undefined).map(({ spec }) => spec);
+    return orderSections(specs.flatMap((spec) => spec.prompt?.(this.#services) ?? []));
   }
 
   on(event: 'notice', listener: (notice: Notice) => void): () => void;

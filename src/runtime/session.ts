@@ -4,12 +4,12 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import type { Executor } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import type { BashTool } from '../tools/bash.js';
 import { isSandboxMode, SANDBOX_MODES, type SandboxMode } from '../sandbox/modes.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { pinRoot, type PinnedRoot } from '../sandbox/workspace.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
-import { callJobTool } from '../tools/job-tools.js';
+import type { BuiltTool } from '../tools/spec.js';
+import { orderSections } from '../tools/prompt-sections.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
 import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
 import { MAX_SESSION_ID_CHARS, SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors } from '../contract/index.js';
@@ -21,9 +21,6 @@ import type { PolicyConfig } from '../policy/config.js';
 import { SessionPolicy } from '../policy/session-rules.js';
 
 export type { CallOptions };
-
-/** Every tool shellring can offer; a session's `tools` names a subset of them. */
-export const TOOL_NAMES = ['bash', 'job_output', 'job_list', 'job_kill'] as const;
 
 export interface SessionOptions {
   id: string;
@@ -47,7 +44,10 @@ export type CallEvent =
   | { type: 'ended'; sessionId: string; callId: string; tool: string; at: number; durationMs: number; result: ToolResult };
 
 interface SessionDeps {
-  bash: BashTool;
+  /** The runtime's tools by name, as this composition offers them. */
+  tools: ReadonlyMap<string, BuiltTool>;
+  /** Every tool the runtime's table offers; a session's `tools` names a subset of them. */
+  names: readonly string[];
   jobs: JobRegistry | undefined;
   executor: Executor;
   sandbox: Sandbox | undefined;
@@ -84,7 +84,7 @@ export class Session {
     this.cwd = resolve(options.cwd ?? deps.executor.cwd ?? process.cwd());
     // Pinned here, once: a later swap of a path component cannot move where confined commands may write.
     this.root = deps.sandbox ? pinRoot(this.cwd) : undefined;
-    this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools));
+    this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools, deps.names));
     this.#allowed = this.tools && new Set(this.tools);
     this.#policy = new SessionPolicy(options.policy === undefined ? undefined : loadPolicy(options.policy, 'session', 'session options', 'policy.'));
     this.#deps = deps;
@@ -107,7 +107,7 @@ export class Session {
     const sections = this.#deps.sections();
     const sandbox = this.#deps.sandbox;
     if (sandbox) sections.push({ ...SANDBOX_CONTEXT_SECTION, text: sandboxContext({ mode: sandbox.modeFor(this.id), workspace: this.cwd }) });
-    return sections;
+    return orderSections(sections);
   }
 
   /**
@@ -161,12 +161,10 @@ export class Session {
   /** Never throws: every failure, the caller's included, is the call's error result. */
   async #dispatch(name: string, args: unknown, context: CallContext): Promise<ToolResult> {
     try {
-      const known = name === 'bash' || (this.#deps.jobs !== undefined && (name === 'job_output' || name === 'job_list' || name === 'job_kill'));
-      if (!known) throw new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.unknownTool(name));
+      const tool = this.#deps.tools.get(name);
+      if (!tool) throw new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.unknownTool(name));
       if (this.#allowed && !this.#allowed.has(name)) throw new ShellringError('SHELLRING_REFUSED', sessionErrors.notAllowed(name));
-      const input = checkArguments(args);
-      if (name === 'bash') return await this.#deps.bash.call(input, context);
-      return await callJobTool(this.#deps.jobs!, name, input, context);
+      return await tool.call(checkArguments(args), context);
     } catch (error) {
       return errorResult(error);
     }
@@ -241,12 +239,12 @@ function sameNames(a: readonly unknown[], b: readonly string[]): boolean {
 }
 
 /** A restriction names shellring's tools only: a typo would otherwise hide a tool without a word. */
-function checkTools(tools: unknown): string[] {
+function checkTools(tools: unknown, names: readonly string[]): string[] {
   if (!Array.isArray(tools)) {
     throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.tools(tools));
   }
   for (const name of tools) {
-    if (!(TOOL_NAMES as readonly unknown[]).includes(name)) {
+    if (!(names as readonly unknown[]).includes(name)) {
       throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.unknownRestriction(name));
     }
   }

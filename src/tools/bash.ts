@@ -96,11 +96,6 @@ export class BashTool {
     return this.#promotes && sessionId !== undefined && this.#deps.jobs !== undefined && !this.#deps.jobs.admits(sessionId);
   }
 
-  /** The composition's definition: escalation is listed when its approval service can ask someone. */
-  get definition(): ToolDefinition {
-    return this.definitionFor(undefined);
-  }
-
   async call(input: unknown, context: CallContext): Promise<ToolResult> {
     try {
       // Validation: the arguments, and what this composition offers.

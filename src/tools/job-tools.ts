@@ -1,9 +1,10 @@
-// job_output, job_list and job_kill: the model's controls over its own background jobs.
+// job_output, job_list and job_kill: the model's controls over its own background jobs, one registry entry each.
 import { z } from 'zod';
 import type { JobRegistry } from '../jobs/registry.js';
-import { jobErrors, jobTexts, jobToolDocs, statusLine, waitingLine } from '../contract/index.js';
+import { jobErrors, jobTexts, jobToolDocs, JOBS_PROMPT, statusLine, toolTitles, waitingLine } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { plainArgs } from './plain-args.js';
+import type { ToolAnnotations, ToolSpec } from './spec.js';
 import { jobKillSchema, jobListSchema, jobOutputSchema } from './output-schemas.js';
 import { ShellringError } from '../errors.js';
 
@@ -37,46 +38,56 @@ const killSchema = z.looseObject({
   reason: z.string({ error: (issue) => jobErrors.type('reason', 'a string', issue.input) }).optional().describe(jobToolDocs.reason),
 });
 
-export function jobToolDefinitions(): ToolDefinition[] {
-  return [
-    {
-      name: 'job_output',
-      description: jobToolDocs.jobOutput,
-      schema: outputArgs,
-      outputSchema: jobOutputSchema,
-    },
-    {
-      name: 'job_list',
-      description: jobToolDocs.jobList,
-      schema: listSchema,
-      outputSchema: jobListSchema,
-    },
-    {
-      name: 'job_kill',
-      description: jobToolDocs.jobKill,
-      schema: killSchema,
-      outputSchema: jobKillSchema,
-    },
-  ];
+/** Shared by the three job tools: the prompt shows it once. */
+const JOBS_SECTION = { name: 'tool:jobs', order: 1010, text: JOBS_PROMPT };
+
+/** A job tool: one fixed definition, called against the composition's job registry. */
+function jobTool(
+  definition: ToolDefinition,
+  annotations: ToolAnnotations,
+  run: (jobs: JobRegistry, raw: Record<string, unknown>, context: CallContext) => ToolResult | Promise<ToolResult>,
+): ToolSpec {
+  return {
+    name: definition.name,
+    annotations,
+    needs: ['jobs'],
+    prompt: () => JOBS_SECTION,
+    build: ({ jobs }) => ({
+      definitionFor: () => definition,
+      async call(input, context) {
+        try {
+          return await run(jobs!, plainArgs(input), context);
+        } catch (error) {
+          return errorResult(error);
+        }
+      },
+    }),
+  };
 }
 
-export async function callJobTool(
-  jobs: JobRegistry,
-  name: string,
-  input: unknown,
-  context: CallContext,
-): Promise<ToolResult> {
-  try {
-    const raw = plainArgs(input);
-    if (name === 'job_list') return list(jobs, context);
-    if (name === 'job_output') return await output(jobs, parse(outputArgs, raw), context);
+// Reading moves the model's own cursor and nothing else; a second read returns only newer output.
+export const jobOutputTool = jobTool(
+  { name: 'job_output', description: jobToolDocs.jobOutput, schema: outputArgs, outputSchema: jobOutputSchema },
+  { title: toolTitles.jobOutput, readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+  (jobs, raw, context) => output(jobs, parse(outputArgs, raw), context),
+);
+
+export const jobListTool = jobTool(
+  { name: 'job_list', description: jobToolDocs.jobList, schema: listSchema, outputSchema: jobListSchema },
+  { title: toolTitles.jobList, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  (jobs, _raw, context) => list(jobs, context),
+);
+
+// Killing stops a running command for good; killing it again changes nothing more.
+export const jobKillTool = jobTool(
+  { name: 'job_kill', description: jobToolDocs.jobKill, schema: killSchema, outputSchema: jobKillSchema },
+  { title: toolTitles.jobKill, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  (jobs, raw, context) => {
     const args = parse(killSchema, raw);
     const text = jobs.killText(args.job_id, context.sessionId, args.reason);
     return textResult(text, { jobId: args.job_id, job: jobs.get(args.job_id) });
-  } catch (error) {
-    return errorResult(error);
-  }
-}
+  },
+);
 
 function parse<T extends z.ZodType>(schema: T, input: object): z.output<T> {
   const parsed = schema.safeParse(input);

@@ -1,13 +1,13 @@
 // What each tool's structuredContent holds on success, as zod schemas: MCP lists them as outputSchema, tests parse by them.
 import { z } from 'zod';
-import type { SandboxFacts } from '../contract/index.js';
+import { outputSchemaDocs, type SandboxFacts } from '../contract/index.js';
 
 // Loose objects: a later field must not break a client that validates results against an older listing.
 const stream = z.looseObject({
   text: z.string(),
   truncated: z.boolean(),
-  spillPath: z.string().optional().describe('The file that holds the whole stream, when the tail was cut and the spill is complete.'),
-  spillUnavailable: z.string().optional().describe('Why a cut stream has no spill file (the text of its [spill unavailable: ...] line).'),
+  spillPath: z.string().optional().describe(outputSchemaDocs.spillPath),
+  spillUnavailable: z.string().optional().describe(outputSchemaDocs.spillUnavailable),
 });
 
 // Typed as the contract's SandboxFacts, so the listed schema and the facts the executor reports cannot drift apart.
@@ -21,11 +21,11 @@ const sandboxFacts: z.ZodType<SandboxFacts> = z.looseObject({
 /** One flat object for the three kinds, since MCP wants an object at the top of an outputSchema. */
 export const bashOutputSchema = z.looseObject({
   kind: z.enum(['foreground', 'background', 'promoted']),
-  exitCode: z.number().int().nullable().optional().describe('foreground: the exit status; null when a signal ended it.'),
-  signal: z.string().nullable().optional().describe('foreground: the signal that ended the command.'),
+  exitCode: z.number().int().nullable().optional().describe(outputSchemaDocs.exitCode),
+  signal: z.string().nullable().optional().describe(outputSchemaDocs.signal),
   timedOut: z.boolean().optional(),
   aborted: z.boolean().optional(),
-  stopped: z.string().optional().describe('foreground: the reason a person gave for stopping it.'),
+  stopped: z.string().optional().describe(outputSchemaDocs.stopped),
   timeoutMs: z.number().optional(),
   stdout: stream.optional(),
   stderr: stream.optional(),
@@ -33,13 +33,13 @@ export const bashOutputSchema = z.looseObject({
   leftover: z
     .looseObject({ count: z.number().int().positive(), jobId: z.string().optional() })
     .optional()
-    .describe('foreground: processes the command left running, and the background job that holds them, if any.'),
-  jobId: z.string().optional().describe('background and promoted: the job to read with job_output.'),
-  output: z.string().optional().describe('promoted: the output shown before the hand-off.'),
+    .describe(outputSchemaDocs.leftover),
+  jobId: z.string().optional().describe(outputSchemaDocs.jobId),
+  output: z.string().optional().describe(outputSchemaDocs.output),
   waiting: z
     .looseObject({ kind: z.enum(['input', 'accept']), pid: z.number().int(), name: z.string() })
     .optional()
-    .describe('promoted: what the command waits for, when known (input nobody can type, or connections).'),
+    .describe(outputSchemaDocs.waiting),
 });
 
 const jobInfo = z.looseObject({
@@ -58,12 +58,12 @@ const jobInfo = z.looseObject({
 
 export const jobOutputSchema = z.looseObject({
   jobId: z.string(),
-  job: jobInfo.optional().describe('Absent once the job was dropped from the finished jobs kept.'),
-  unreadBytes: z.number().int().nonnegative().describe('Bytes this read left for the next job_output call.'),
+  job: jobInfo.optional().describe(outputSchemaDocs.job),
+  unreadBytes: z.number().int().nonnegative().describe(outputSchemaDocs.unreadBytes),
 });
 
 export const jobListSchema = z.looseObject({
-  jobs: z.array(jobInfo.extend({ status: z.string().describe('The status line, as job_output ends with it.') })),
+  jobs: z.array(jobInfo.extend({ status: z.string().describe(outputSchemaDocs.status) })),
 });
 
 export const jobKillSchema = z.looseObject({

@@ -4,12 +4,15 @@ import type { ApprovalHandler } from '../sandbox/approval.js';
 import type { PinnedRoot } from '../sandbox/workspace.js';
 import type { SessionPolicy } from '../policy/session-rules.js';
 
+/** A JSON Schema stated as listed, for a tool that validates no arguments of its own (a zod schema is converted). */
+export type ListedSchema = { type: 'object' } & Record<string, unknown>;
+
 export interface ToolDefinition {
   name: string;
   description: string;
-  schema: z.ZodType;
+  schema: z.ZodType | ListedSchema;
   /** What structuredContent holds on success. */
-  outputSchema: z.ZodType;
+  outputSchema: z.ZodType | ListedSchema;
 }
 
 export interface CallContext {
@@ -26,6 +29,8 @@ export interface CallContext {
   approve?: ApprovalHandler;
   /** The session's command policy layers (its host's rules, what a person allowed always). */
   policy?: SessionPolicy;
+  /** Opens a state of the caller's own and returns its handle (a face with states of its own: MCP 2026-07-28). */
+  openState?: () => string;
 }
 
 export interface ToolResult {

@@ -39,7 +39,7 @@ export function decisionSchema(choices: string[], description: string) {
   return {
     type: 'object' as const,
     properties: {
-      decision: { type: 'string' as const, title: 'Decision', description, enum: choices },
+      decision: { type: 'string' as const, title: approvalChoices.title, description, enum: choices },
     },
     required: ['decision'],
   };

@@ -15,7 +15,7 @@ import type { Session } from '../../runtime/session.js';
 import { errorResult } from '../../tools/tool.js';
 import { sessionErrors } from '../../contract/index.js';
 import { packageVersion } from '../version.js';
-import { TOOL_ANNOTATIONS } from './annotations.js';
+import { annotated } from './annotations.js';
 import { elicitApproval } from './approval.js';
 import { checkProgressInterval, followProgress } from './progress.js';
 import type { SessionRoutes } from './routes.js';
@@ -45,7 +45,6 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
 export function instructionsOf(runtime: Runtime, session?: Session): string {
   return (session ?? runtime)
     .promptSections()
-    .sort((a, b) => a.order - b.order)
     .map((section) => section.text)
     .join('\n\n');
 }
@@ -62,10 +61,7 @@ export function createMcpServer({ runtime, session, routes, onClose, admit, prog
   // The session's own listing: escalation appears only while someone can approve it (this client elicits, or a
   // console answers for it).
   server.setRequestHandler(ListToolsRequestSchema, () => {
-    const tools = session.listTools().map((tool) => {
-      const annotations = TOOL_ANNOTATIONS[tool.name];
-      return annotations ? { ...tool, annotations } : tool;
-    });
+    const tools = session.listTools().map((tool) => annotated(runtime, tool));
     return { tools } as { tools: Tool[] };
   });
   // Registered through the base Protocol method: Server's own override validates arguments with the SDK's schema

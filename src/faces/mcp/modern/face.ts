@@ -4,13 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Runtime } from '../../../runtime/runtime.js';
-import { errorResult, textResult, type ToolResult } from '../../../tools/tool.js';
-import { modernErrors, modernTexts } from '../../../contract/index.js';
+import { errorResult, type ToolResult } from '../../../tools/tool.js';
+import { modernErrors } from '../../../contract/index.js';
 import { ShellringError } from '../../../errors.js';
 import { packageVersion } from '../../version.js';
 import { instructionsOf } from '../server.js';
 import { answersOf, argumentsDigest, askResult, type ApprovalRound } from './approval-round.js';
-import { SESSION_OPEN, modernTools } from './listing.js';
+import { MODERN_FACE, modernTools } from './listing.js';
 import type { StateCodec } from './request-state.js';
 import type { ModernState, ModernStates } from './states.js';
 import { TASKS_EXTENSION, TaskTable } from './tasks.js';
@@ -78,7 +78,7 @@ export class ModernFace {
     server.setRequestHandler('tools/list', (_request, ctx) => {
       const state = states.resolve(principalOf(ctx), undefined);
       state.elicits = elicits(capabilitiesOf(ctx));
-      return { tools: modernTools(state.session) } as never;
+      return { tools: modernTools(runtime, state.session) } as never;
     });
     server.setRequestHandler('tools/call', async (request, ctx) => (await this.#call(request.params, ctx, principalOf(ctx))) as never);
     server.setRequestHandler('tasks/get', { params: taskParams }, async (params, ctx) => (await this.tasks.get(principalOf(ctx), params.taskId)) as never);
@@ -96,10 +96,9 @@ export class ModernFace {
   async #call(params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, principal: string) {
     const capabilities = capabilitiesOf(ctx);
     const { session: handle, ...args } = params.arguments ?? {};
-    if (params.name === SESSION_OPEN) {
-      const opened = this.states.open(principal);
-      return textResult(modernTexts.sessionOpened(opened.key), { session: opened.key });
-    }
+    // A tool only this face offers acts on the face's states, in no runtime session (no state is resolved for it).
+    const own = this.#options.runtime.faceTools(MODERN_FACE).find(({ spec }) => spec.name === params.name);
+    if (own) return own.tool.call(args, { sessionId: '', openState: () => this.states.open(principal).key });
     let state: ModernState;
     try {
       state = this.states.resolve(principal, handle);
