@@ -71,39 +71,49 @@ afterAll(async () => {
 
 const offeredEverywhere = (table: readonly ToolSpec[]) => table.filter((spec) => spec.only === undefined).map((spec) => spec.name);
 
-async function legacyListing(rt: Runtime, call?: { name: string; arguments: Record<string, unknown> }) {
-  const session = rt.session({ id: `legacy-${rt.toolTable.length}`, cwd: work });
+type Call = { name: string; arguments: Record<string, unknown> };
+type Listed = { name: string; annotations?: unknown; inputSchema: { properties?: Record<string, unknown> } };
+
+/** What both SDKs' clients offer alike. */
+interface ToolClient {
+  listTools(): Promise<{ tools: Listed[] }>;
+  callTool(call: Call): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Lists, makes `call` if given, then closes the client and the server. */
+async function listAndCall(client: ToolClient, call: Call | undefined, closeServer: () => Promise<void>) {
+  try {
+    const { tools: listed } = await client.listTools();
+    const result = call ? ((await client.callTool(call)) as { structuredContent?: unknown }) : undefined;
+    return { listed, result };
+  } finally {
+    await client.close();
+    await closeServer();
+  }
+}
+
+async function legacyListing(rt: Runtime, call?: Call) {
+  const session = rt.session({ id: 'legacy', cwd: work });
   const server = createMcpServer({ runtime: rt, session, routes: new SessionRoutes() });
   const [clientSide, serverSide] = LegacyMemory.createLinkedPair();
   await server.connect(serverSide);
   const client = new LegacyClient({ name: 'registry-test', version: '1.0.0' });
   await client.connect(clientSide);
-  try {
-    const { tools: listed } = await client.listTools();
-    const result = call ? await client.callTool(call) : undefined;
-    return { listed, result };
-  } finally {
-    await client.close();
-  }
+  return listAndCall(client, call, () => server.close());
 }
 
-async function modernListing(rt: Runtime, call?: { name: string; arguments: Record<string, unknown> }) {
-  const routes = new SessionRoutes();
-  const states = new ModernStates({ runtime: rt, routes, instanceId: 'test', cwd: work });
+async function modernListing(rt: Runtime, call?: Call) {
+  const states = new ModernStates({ runtime: rt, routes: new SessionRoutes(), instanceId: 'test', cwd: work });
   const face = new ModernFace({ runtime: rt, states, codec: new StateCodec('test') });
   const [clientSide, serverSide] = ModernMemory.createLinkedPair();
   const handle = serveModern(() => face.server(() => 'tester'), { legacy: 'reject', transport: serverSide });
   const client = new ModernClient({ name: 'registry-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(clientSide);
-  try {
-    const { tools: listed } = await client.listTools();
-    const result = call ? await client.callTool(call) : undefined;
-    return { listed, result };
-  } finally {
-    await client.close();
+  return listAndCall(client, call, async () => {
     await handle.close();
     await states.closeAll();
-  }
+  });
 }
 
 async function cordisNames(): Promise<string[]> {
