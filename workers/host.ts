@@ -41,13 +41,22 @@ export default function attach({ port }: AttachTask): Promise<void> {
     const settled = run.settled.catch(
       (error: unknown): SupervisorResult => ({ kind: 'failed', error: message(error), runnerFailed: false }),
     );
-    const reported = settled.then((result) => send({ type: 'result', id, result }));
     // Gone comes last (the main thread forgets the command on it): after the result, and after the runner exited
-    // when bash ran.
+    // when bash ran. A runner usually exits as it reports bash's end, before the output is drained: then the result
+    // says gone too, and the main thread is woken once per command, not twice.
+    let ended = false;
     const runnerGone = control.spawned().then((live) => (live ? control.runnerExited() : undefined));
-    void Promise.all([reported, runnerGone]).then(() => {
-      running.delete(id);
-      send({ type: 'gone', id });
+    void runnerGone.then(() => (ended = true));
+    void settled.then((result) => {
+      if (ended) {
+        running.delete(id);
+        return send({ type: 'result', id, result, gone: true });
+      }
+      send({ type: 'result', id, result });
+      void runnerGone.then(() => {
+        running.delete(id);
+        send({ type: 'gone', id });
+      });
     });
   }
 }

@@ -9,11 +9,17 @@ export class RunnerStatus {
   #events: RunnerEvent[] = [];
   #waiting: ((event: RunnerEvent) => void) | undefined;
   #ended = false;
-  /** Settles when the socket is closed: the runner has exited (or the socket was destroyed). */
+  /** Settles when the runner's end of the socket is closed (its last act: it closes it as it exits, once nothing of
+   * its command is left), or when ours is (destroyed). */
   readonly closed: Promise<void>;
 
   constructor(stream: Readable) {
-    this.closed = new Promise((resolve) => stream.once('close', () => resolve()));
+    // At end-of-file, not at the close that follows a tick later: the command's result then usually finds the
+    // runner gone already and says so in one message.
+    this.closed = new Promise((resolve) => {
+      stream.once('end', () => resolve());
+      stream.once('close', () => resolve());
+    });
     stream.setEncoding('utf8');
     stream.on('data', (text: string) => {
       this.#buffer += text;

@@ -173,8 +173,8 @@ export class Supervised {
       // (PR_SET_PDEATHSIG); what else it left in the command's group or session goes now.
       await sweep(undefined, this.#pgid);
     }
+    // The drain settles once the capture is finished: no finish (and no wake of the reactor) is needed here.
     await this.#drain();
-    binding.finish(captureId);
     const cause = this.#cause ?? null;
     const { enforcement } = started;
     // Counted after the drain, so what ended meanwhile is not reported; the runner (a subreaper) holds the rest.
@@ -258,8 +258,10 @@ export class Supervised {
    * the time runs out, the reactor still reads every byte the pipes hold before it finishes the capture.
    */
   #drain(): Promise<void> {
-    // The deadline shortens the drain asked for at the start; both settle when the capture is finished.
-    if (!this.#outputEnded) void binding.drain(this.#task.captureId, this.#task.drainMs);
+    // The deadline shortens the drain asked for at the start; both settle when the capture is finished. Pipes already
+    // at end-of-file need none: the reactor is finishing the capture (and is not woken for nothing).
+    const { captureId } = this.#task;
+    if (!this.#outputEnded && !binding.readersDone(captureId)) void binding.drain(captureId, this.#task.drainMs);
     return this.#captured;
   }
 

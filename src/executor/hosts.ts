@@ -48,8 +48,10 @@ class Host {
       }
       const entry = this.entries.get(event.id);
       if (!entry) return;
-      if (event.type === 'result') entry.listener.result(event.result);
-      else if (event.type === 'waiting') entry.listener.waiting(event.finding);
+      if (event.type === 'result') {
+        entry.listener.result(event.result);
+        if (event.gone) this.#forget(event.id).listener.gone();
+      } else if (event.type === 'waiting') entry.listener.waiting(event.finding);
       else if (event.type === 'deadline') entry.listener.deadline();
       else this.#forget(event.id).listener.gone();
     });

@@ -68,8 +68,9 @@ export type HostRequest =
 /** Worker host → main thread. */
 export type HostEvent =
   | { type: 'ready' }
-  /** bash has ended and its output drained, or the command failed to start. */
-  | { type: 'result'; id: number; result: SupervisorResult }
+  /** bash has ended and its output drained, or the command failed to start. `gone`: nothing of the command is left
+   * either (as a `gone` event would say), told in the same message when the runner ended first. */
+  | { type: 'result'; id: number; result: SupervisorResult; gone?: true }
   /** What the silent command waits for (null: no longer known to wait), as the supervisor last found it. */
   | { type: 'waiting'; id: number; finding: WaitingFinding | null }
   /** The command reached its deadline still running, and `atTimeout` said to report it, not kill it. */

@@ -85,6 +85,7 @@ pub(crate) fn become_server(mode: &str) -> Option<nix::sys::signalfd::SignalFd> 
     let _ = nix::sys::prctl::set_child_subreaper(true);
     let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
     set_dumpable(false);
+    title::prepare();
     match signals::take() {
         Ok(sfd) => Some(sfd),
         Err(e) => {

@@ -3,6 +3,16 @@
 //! of the process (the fork server is started with a spare environment as room); the kernel reads a title that runs
 //! past the original arguments up to its first NUL, at most a page.
 
+use std::sync::OnceLock;
+
+/// The area, found once in the server: every runner it forks has the same, so none reads /proc for it again.
+static AREA: OnceLock<Option<(usize, usize, usize)>> = OnceLock::new();
+
+/// Finds the area now, in a server about to fork runners.
+pub fn prepare() {
+    AREA.get_or_init(area);
+}
+
 /// The start and end of the argument area and the end of the environment area, from /proc/self/stat.
 fn area() -> Option<(usize, usize, usize)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
@@ -29,7 +39,7 @@ fn area() -> Option<(usize, usize, usize)> {
 /// Sets the title, cut to the room there is. Call only once nothing reads the original arguments or environment
 /// any more (after the environment was replaced).
 pub fn set(title: &str) {
-    let Some((start, arg_end, end)) = area() else {
+    let Some((start, arg_end, end)) = *AREA.get_or_init(area) else {
         return;
     };
     let room = (end - start - 1).min(4095);
