@@ -61,9 +61,11 @@ export class LocalExecutor implements Executor {
     this.runnerPath = this.config.runnerPath ? checkRunner(this.config.runnerPath) : runnerPath();
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
-    this.cgroups = new SessionCgroups(this.config.limits);
-    this.sandboxes = new SessionSandboxes(this.runnerPath);
     this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
+    // A worker kills and removes a closing session's cgroups: no signal or cgroupfs call from this thread.
+    const hostsOf = this.#hosts;
+    this.cgroups = new SessionCgroups(this.config.limits, async (dirs) => hostsOf.clearCgroups?.(dirs));
+    this.sandboxes = new SessionSandboxes(this.runnerPath);
     const { spills } = this;
     this.sandboxHost = { runnerPath: this.runnerPath, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
   }
@@ -198,8 +200,9 @@ export class LocalExecutor implements Executor {
       for (const handle of this.#preparing.keys()) handle.kill();
       await this.#end([...this.#launches]);
       await this.sandboxes.close();
-      await this.#hosts.close();
+      // Before the workers stop: they end the cgroups.
       await this.cgroups.close();
+      await this.#hosts.close();
       await this.spills.close();
     })();
     return this.#closing;
