@@ -4,6 +4,7 @@ import type { AttachTask, HostEvent, HostRequest, SupervisorResult } from '../sr
 import { ForkServer, type Launcher } from './fork-server.js';
 import { SessionServer } from './session-server.js';
 import { Supervised } from './supervisor.js';
+import { clearCgroups } from '../src/executor/cgroup-sweep.js';
 
 /** Attaches a host to this worker and returns once the pool says every worker has one (so each gets its own). */
 export default function attach({ port }: AttachTask): Promise<void> {
@@ -21,6 +22,8 @@ export default function attach({ port }: AttachTask): Promise<void> {
           return running.get(request.id)?.release();
         case 'end':
           return running.get(request.id)?.end();
+        case 'clear-cgroups':
+          return void clearCgroups(request.dirs).then(() => send({ type: 'gone', id: request.id }));
         case 'go':
           return resolve();
       }

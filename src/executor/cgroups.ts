@@ -1,9 +1,9 @@
 // Per-session resource limits: a cgroup per session (v2 where a delegated subtree is available, v1 pids, memory and
 // cpu hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
 // Only startup (finding and making this runtime's subtree) touches cgroupfs from here, synchronously; a session's
-// own cgroups are made and limited by its first command's runner, and removed asynchronously.
+// own cgroups are made and limited by its first command's runner, and ended (killed and removed) by a supervisor
+// worker (see cgroup-sweep.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface ResourceLimits {
@@ -25,16 +25,21 @@ type Hierarchy = { version: 1 | 2; controller: 'pids' | 'memory' | 'cpu' | 'unif
 /** How limits are enforced on this host: one cgroup per session, or only the runner's per-command rlimit. */
 export type Containment = 'cgroup-v2' | 'cgroup-v1' | 'rlimit';
 
+/** Kills what the cgroups hold and removes them, off this thread; settles once done (never rejects). */
+export type ClearCgroups = (dirs: string[]) => Promise<void>;
+
 export class SessionCgroups {
   readonly containment: Containment;
   readonly #limits: ResourceLimits;
   readonly #hierarchies: Hierarchy[];
   readonly #sessions = new Map<string, string[]>();
   readonly #controls: string[];
+  readonly #clear: ClearCgroups;
   #next = 1;
 
-  constructor(limits: ResourceLimits) {
+  constructor(limits: ResourceLimits, clear: ClearCgroups) {
     this.#limits = limits;
+    this.#clear = clear;
     const wanted = limits.processes !== null || limits.memoryBytes !== null || limits.cpuWeight !== null;
     this.#hierarchies = wanted ? (delegatedV2(limits) ?? writableV1(limits) ?? []) : [];
     const first = this.#hierarchies[0];
@@ -58,16 +63,19 @@ export class SessionCgroups {
     return [...dirs.flatMap((dir) => ['--cgroup', dir]), ...this.#controls.flatMap((control) => ['--cgroup-limit', control])];
   }
 
-  /** Kills whatever the session still runs in its cgroups and removes them. */
+  /** Kills whatever the session still runs in its cgroups and removes them (a worker does both). */
   async closeSession(sessionId: string | undefined): Promise<void> {
     const dirs = this.#sessions.get(sessionId ?? '');
     this.#sessions.delete(sessionId ?? '');
-    await Promise.all((dirs ?? []).map(killAndRemove));
+    if (dirs) await this.#clear(dirs);
   }
 
+  /** Every session's cgroups, then this runtime's subtree: before the workers stop, since they do the work. */
   async close(): Promise<void> {
-    for (const key of [...this.#sessions.keys()]) await this.closeSession(key);
-    for (const h of this.#hierarchies) await removeDir(h.base);
+    const dirs = [...this.#sessions.values()].flat();
+    this.#sessions.clear();
+    if (dirs.length) await this.#clear(dirs);
+    if (this.#hierarchies.length) await this.#clear(this.#hierarchies.map((h) => h.base));
   }
 
   /** Control-file writes for every session cgroup, in order; each lands in the hierarchy that has the file.
@@ -175,41 +183,4 @@ function mountsOf(fstype: string): { point: string; options: string }[] {
 /** Startup only: the constructor's probes of cgroupfs and the mount table. */
 function read(path: string): string {
   return readFileSync(path, 'utf8').trim();
-}
-
-/** cgroup.kill where the kernel has it (v2), else SIGKILL to every listed process until none is left. */
-async function killAndRemove(dir: string): Promise<void> {
-  try {
-    await writeFile(join(dir, 'cgroup.kill'), '1');
-  } catch {
-    // v1, a kernel before 5.14, or a session whose commands never made the cgroup: kill them one by one.
-  }
-  for (let round = 0; round < 200; round++) {
-    let pids: number[];
-    try {
-      pids = (await readFile(join(dir, 'cgroup.procs'), 'utf8')).split('\n').filter(Boolean).map(Number);
-    } catch {
-      return;
-    }
-    if (!pids.length && (await removeDir(dir))) return;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-    // Killed processes leave the cgroup once reaped by their runner; rmdir fails until then.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-async function removeDir(dir: string): Promise<boolean> {
-  try {
-    for (const entry of await readdir(dir, { withFileTypes: true })) if (entry.isDirectory()) await removeDir(join(dir, entry.name));
-    await rmdir(dir);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -155,6 +155,22 @@ export class SupervisorHosts {
     };
   }
 
+  /** Has the least-loaded host kill what a closing session's cgroups hold and remove them; settles when done, or
+   * when the worker died meanwhile (never rejects). */
+  clearCgroups(dirs: string[]): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.#route.delete(id);
+        resolve();
+      };
+      const ignore = (): void => {};
+      const listener: LaunchListener = { result: ignore, waiting: ignore, deadline: ignore, gone: done, crashed: done };
+      this.#place(id, { listener, requests: [{ type: 'clear-cgroups', id, dirs }] });
+    });
+  }
+
   /** The workers' mean event-loop utilization since they started (0..1): how busy supervision kept them. */
   get utilization(): number {
     const threads = this.#pool.threads;

@@ -24,6 +24,9 @@ import { ShellringError } from '../errors.js';
 /** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
  * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */
 const END_WAIT_MS = 1500;
+/** How long closing waits for the workers to kill and remove every session's cgroups (each takes at most about a
+ * second of kill-and-look rounds; they run at once). */
+const CGROUP_CLEAR_MS = 5000;
 
 export class LocalExecutor implements Executor {
   readonly config: ExecutorConfig;
@@ -61,9 +64,11 @@ export class LocalExecutor implements Executor {
     this.runnerPath = this.config.runnerPath ? checkRunner(this.config.runnerPath) : runnerPath();
     this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
     this.#env = new EnvFilter(this.config.env);
-    this.cgroups = new SessionCgroups(this.config.limits);
-    this.sandboxes = new SessionSandboxes(this.runnerPath);
     this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
+    // A worker kills and removes a closing session's cgroups: no signal or cgroupfs call from this thread.
+    const hostsOf = this.#hosts;
+    this.cgroups = new SessionCgroups(this.config.limits, async (dirs) => hostsOf.clearCgroups?.(dirs));
+    this.sandboxes = new SessionSandboxes(this.runnerPath);
     const { spills } = this;
     this.sandboxHost = { runnerPath: this.runnerPath, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
   }
@@ -198,8 +203,10 @@ export class LocalExecutor implements Executor {
       for (const handle of this.#preparing.keys()) handle.kill();
       await this.#end([...this.#launches]);
       await this.sandboxes.close();
+      // Before the workers stop: they end the cgroups. Bounded, as the commands' end is: a wedged worker must not
+      // hold the close for ever (stopping the workers then settles its request).
+      await within(this.cgroups.close(), CGROUP_CLEAR_MS);
       await this.#hosts.close();
-      await this.cgroups.close();
       await this.spills.close();
     })();
     return this.#closing;

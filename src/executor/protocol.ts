@@ -62,6 +62,8 @@ export type HostRequest =
   | { type: 'release'; id: number }
   /** Ends the command at once (its session or the executor closes): KILL, the lifeline dropped, a sweep if need be. */
   | { type: 'end'; id: number }
+  /** Kills what these cgroups hold and removes them (a closing session's); `gone` with this id says it is done. */
+  | { type: 'clear-cgroups'; id: number; dirs: string[] }
   /** Every host of the pool is attached: the attach task may return. */
   | { type: 'go' };
 

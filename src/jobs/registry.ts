@@ -38,6 +38,9 @@ interface Job extends JobInfo {
 export class JobRegistry {
   readonly #capture: CaptureBackend;
   readonly #jobs = new Map<string, Job>();
+  /** The jobs of each owner, in start order: a call or a settlement looks at its owner's jobs, never at every
+   * session's (a host with many sessions would pay for all of them at each call). */
+  readonly #byOwner = new Map<string, Set<Job>>();
   readonly #events = new EventEmitter();
   readonly #limit: number;
   readonly #keepSettled: number;
@@ -100,6 +103,8 @@ export class JobRegistry {
       readSettled: false,
     };
     this.#jobs.set(job.id, job);
+    const owned = this.#byOwner.get(job.ownerId) ?? new Set<Job>();
+    this.#byOwner.set(job.ownerId, owned.add(job));
     this.#emit({ type: 'registered', job: info(job) });
     void request.source.settled.then((settlement) => this.#settle(job, settlement));
     return info(job);
@@ -116,7 +121,7 @@ export class JobRegistry {
   }
 
   list(ownerId?: string): JobInfo[] {
-    return [...this.#jobs.values()].filter((job) => ownerId === undefined || job.ownerId === ownerId).map(info);
+    return [...(ownerId === undefined ? this.#jobs.values() : this.#ownedBy(ownerId))].map(info);
   }
 
   /** Requests cancellation. Returns false when the job had already settled. */
@@ -229,6 +234,9 @@ export class JobRegistry {
     const job = this.#jobs.get(id);
     if (!job) return;
     this.#jobs.delete(id);
+    const owned = this.#byOwner.get(job.ownerId);
+    owned?.delete(job);
+    if (owned?.size === 0) this.#byOwner.delete(job.ownerId);
     if (!settled(job.state)) {
       job.silenced = true;
       job.source.kill();
@@ -259,7 +267,7 @@ export class JobRegistry {
 
   /** Teardown of one owner: kills its jobs without notices, waits for them, and removes them. */
   async closeOwner(ownerId: string): Promise<void> {
-    const jobs = [...this.#jobs.values()].filter((job) => job.ownerId === ownerId);
+    const jobs = [...this.#ownedBy(ownerId)];
     for (const job of jobs) if (!settled(job.state)) this.kill(job.id, 'session closed', 'teardown');
     for (const job of jobs) job.silenced = true;
     await Promise.all(jobs.map((job) => job.source.settled));
@@ -270,8 +278,7 @@ export class JobRegistry {
 
   async close(): Promise<void> {
     clearInterval(this.#poll);
-    const owners = new Set([...this.#jobs.values()].map((job) => job.ownerId));
-    await Promise.all([...owners].map((owner) => this.closeOwner(owner)));
+    await Promise.all([...this.#byOwner.keys()].map((owner) => this.closeOwner(owner)));
   }
 
   #owned(id: unknown, ownerId: string): Job {
@@ -284,9 +291,13 @@ export class JobRegistry {
     return job;
   }
 
+  #ownedBy(ownerId: string): Iterable<Job> {
+    return this.#byOwner.get(ownerId) ?? [];
+  }
+
   #active(ownerId: string): number {
     let n = 0;
-    for (const job of this.#jobs.values()) if (job.ownerId === ownerId && !settled(job.state)) n += 1;
+    for (const job of this.#ownedBy(ownerId)) if (!settled(job.state)) n += 1;
     return n;
   }
 
@@ -307,7 +318,7 @@ export class JobRegistry {
 
   /** Keeps at most `maxSettledPerOwner` settled jobs per owner, dropping the oldest. */
   #trim(ownerId: string): void {
-    const done = [...this.#jobs.values()].filter((job) => job.ownerId === ownerId && settled(job.state) && !job.foreground);
+    const done = [...this.#ownedBy(ownerId)].filter((job) => settled(job.state) && !job.foreground);
     done.sort((a, b) => (a.settledAt ?? 0) - (b.settledAt ?? 0));
     for (const job of done.slice(0, Math.max(0, done.length - this.#keepSettled))) this.remove(job.id);
   }

@@ -43,6 +43,31 @@ function forkServer(outer: number): number {
   return servers.at(-1)!;
 }
 
+/** Each process below `pid` with its state and command line: what a sandbox that outlived its wait still runs. */
+function describeTree(pid: number): string {
+  return tree(pid)
+    .map((p) => {
+      let state = '?';
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      } catch {
+        state = 'gone';
+      }
+      return `${p} ${state} ${cmdline(p).replaceAll('\0', ' ').slice(0, 120)}`;
+    })
+    .join('\n');
+}
+
+/** Waits until the sandbox `pid` is gone; should it not go, the failure shows what it still runs. */
+async function gone(pid: number, timeoutMs: number, what: string): Promise<void> {
+  try {
+    await until(() => !alive(pid), timeoutMs, what);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; still there:\n${describeTree(pid)}`);
+  }
+}
+
 function sandboxPid(runtime: Runtime, session: Session): number {
   const pid = runtime.executor.sandboxes.pidOf(session.id);
   expect(pid).toBeDefined();
@@ -135,11 +160,11 @@ describe.each(['landlock', 'bubblewrap'] as const)('session sandboxes (%s)', (ba
       expect(second).not.toBe(first);
       // The old sandbox serves its running job to its end, then goes.
       expect(alive(first)).toBe(true);
-      await until(() => !alive(first), 20_000, 'the superseded sandbox gone once its job ended');
+      await gone(first, 20_000, 'the superseded sandbox gone once its job ended');
       session.setSandboxMode(mode);
       await namespaces(session);
       expect(sandboxPid(runtime, session)).not.toBe(second);
-      await until(() => !alive(second), 10_000, 'the second sandbox gone once superseded');
+      await gone(second, 10_000, 'the second sandbox gone once superseded');
     });
 
     it('rebuilt after its fork server is SIGKILLed, at no cost to another session; gone after close', async () => {
