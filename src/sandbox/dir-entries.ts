@@ -27,8 +27,7 @@ export async function dirEntries(dir: string): Promise<readonly string[]> {
     return known.names;
   }
   const names = await readdir(dir);
-  const changed = seen.mtimeNs > seen.ctimeNs ? seen.mtimeNs : seen.ctimeNs;
-  if (now - changed > SETTLED_NS) {
+  if (now - seen.mtimeNs > SETTLED_NS && now - seen.ctimeNs > SETTLED_NS) {
     listings.set(dir, { dev: seen.dev, ino: seen.ino, mtimeNs: seen.mtimeNs, ctimeNs: seen.ctimeNs, names });
   } else {
     listings.delete(dir);
