@@ -119,8 +119,8 @@ export class ForkServer implements Launcher {
 
 /**
  * Hands `fds` over a server's socket (`socket()`, undefined once it is closed), calling `before` ahead of each try.
- * A request is sent at once unless the server's queue is full, which takes hundreds of requests it has not taken
- * yet: it is stopped or wedged. Such a request is tried again each millisecond, for at most STUCK_SERVER_MS.
+ * A request is sent at once unless the server's queue is full, which takes many requests it has not taken yet: it
+ * is stopped or wedged. Such a request is tried again each millisecond, for at most STUCK_SERVER_MS.
  * Resolves 0 once sent, the errno that refused it (EAGAIN: the queue stayed full), or undefined when the socket
  * was closed meanwhile.
  */
