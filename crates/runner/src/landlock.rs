@@ -321,7 +321,10 @@ mod tests {
             unsafe { libc::syscall(libc::SYS_kcmp, me, me, 0, a, b) == 0 }
         };
         let prepared = PREPARED.get().unwrap().1.as_raw_fd();
-        let (a, b) = (Ruleset::build(abi, &policy).unwrap(), Ruleset::build(abi, &policy).unwrap());
+        let (a, b) = (
+            Ruleset::build(abi, &policy).unwrap(),
+            Ruleset::build(abi, &policy).unwrap(),
+        );
         assert!(same(fd(&a), prepared) && same(fd(&b), prepared));
         assert_ne!(fd(&a), fd(&b), "each runner its own descriptor");
         assert!(!same(fd(&Ruleset::build(abi, &other).unwrap()), prepared));
