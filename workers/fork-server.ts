@@ -70,21 +70,16 @@ export class ForkServer implements Launcher {
 
   async #send(fds: number[]): Promise<void> {
     let replaced = false;
-    let waitingSince: number | undefined;
     for (;;) {
       const server = this.#server ?? (await this.#start());
-      this.wake();
-      const errno = binding.sendFds(server.socket, fds);
+      const errno = await sendWhenRoom(() => (this.#server === server ? server.socket : undefined), fds, () => this.wake());
       if (errno === 0) return;
-      if (errno === constants.errno.EAGAIN && (waitingSince ??= Date.now()) > Date.now() - STUCK_SERVER_MS) {
-        await sleep(1);
-        continue;
-      }
+      // It ended while the request waited: the next server takes it.
+      if (errno === undefined) continue;
       // Gone, or stuck for too long: the next request goes to a new server (the old one's queue fails to start).
       this.#drop(server);
       if (replaced) throw new Error(supervisionErrors.forkServer(errnoName(errno)));
       replaced = true;
-      waitingSince = undefined;
     }
   }
 
@@ -119,6 +114,25 @@ export class ForkServer implements Launcher {
     this.#server = undefined;
     binding.closeFd(server.socket);
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  }
+}
+
+/**
+ * Hands `fds` over a server's socket (`socket()`, undefined once it is closed), calling `before` ahead of each try.
+ * A request is sent at once unless the server's queue is full, which takes many requests it has not taken yet: it
+ * is stopped or wedged. Such a request is tried again each millisecond, for at most STUCK_SERVER_MS.
+ * Resolves 0 once sent, the errno that refused it (EAGAIN: the queue stayed full), or undefined when the socket
+ * was closed meanwhile.
+ */
+export async function sendWhenRoom(socket: () => number | undefined, fds: number[], before?: () => void): Promise<number | undefined> {
+  const since = Date.now();
+  for (;;) {
+    const fd = socket();
+    if (fd === undefined) return undefined;
+    before?.();
+    const errno = binding.sendFds(fd, fds);
+    if (errno !== constants.errno.EAGAIN || Date.now() - since > STUCK_SERVER_MS) return errno;
+    await sleep(1);
   }
 }
 

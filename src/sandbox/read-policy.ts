@@ -1,10 +1,11 @@
 // The read policy's paths: the credential stores denied by default, and what a session view shows beside the system
 // (the command's toolchains under a home, and the expansion of ~/ and * in denied paths). Read per confined call,
 // asynchronously: a home or key file made after start is denied too, and the event loop never waits on the disk.
-import { readdir, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { z } from 'zod';
+import { dirEntries } from './dir-entries.js';
 
 /** The usual credential stores: never readable by a confined command, whatever the read policy. */
 export const DEFAULT_READ_DENY = [
@@ -40,17 +41,23 @@ export const readDenyEntry = z
 export async function homes(): Promise<string[]> {
   const found = new Set<string>(['/root', homedir()]);
   try {
-    for (const name of await readdir('/home')) found.add(join('/home', name));
+    for (const name of await dirEntries('/home')) found.add(join('/home', name));
   } catch {
     // No /home.
   }
   return [...found];
 }
 
-/** Every path an entry of readDeny names on this host now (`~/` under each home, `*` within the last component). */
-export async function expandDenied(entries: readonly string[], homeDirs: readonly string[]): Promise<string[]> {
-  const paths = entries.flatMap((entry) => (entry.startsWith('~/') ? homeDirs.map((home) => join(home, entry.slice(2))) : [entry]));
-  return [...new Set((await Promise.all(paths.map(expandStar))).flat())];
+/** Every path an entry of readDeny names on this host now (`~/` under each home, `*` within the last component).
+ * The absolute entries are expanded while the homes are still being listed. */
+export async function expandDenied(entries: readonly string[], homeDirs: readonly string[] | Promise<readonly string[]>): Promise<string[]> {
+  const homes = Promise.resolve(homeDirs);
+  const expanded = entries.map(async (entry) => {
+    if (!entry.startsWith('~/')) return expandStar(entry);
+    const paths = (await homes).map((home) => join(home, entry.slice(2)));
+    return (await Promise.all(paths.map(expandStar))).flat();
+  });
+  return [...new Set((await Promise.all(expanded)).flat())];
 }
 
 async function expandStar(path: string): Promise<string[]> {
@@ -59,7 +66,7 @@ async function expandStar(path: string): Promise<string[]> {
   const dir = dirname(path);
   const pattern = new RegExp(`^${name.split('*').map(escapeRegExp).join('.*')}$`);
   try {
-    return (await readdir(dir)).filter((entry) => pattern.test(entry)).map((entry) => join(dir, entry));
+    return (await dirEntries(dir)).filter((entry) => pattern.test(entry)).map((entry) => join(dir, entry));
   } catch {
     return [];
   }
@@ -90,6 +97,8 @@ export function toolchains(path: string | undefined, homeDirs: readonly string[]
 /** Where /etc/resolv.conf leads when it is a link out of /etc (systemd-resolved's stub): name resolution needs it. */
 export async function resolverTarget(): Promise<string | undefined> {
   try {
+    // Resolved only when it is a link: a plain file is in /etc, which the view shows.
+    if (!(await lstat('/etc/resolv.conf')).isSymbolicLink()) return undefined;
     const target = await realpath('/etc/resolv.conf');
     return target.startsWith('/etc/') ? undefined : target;
   } catch {

@@ -134,7 +134,11 @@ export class Sandbox {
   /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */
   async #readArgs(mode: SandboxMode, root: string, spill: string | undefined): Promise<string[]> {
     const session = (this.#config.read ?? 'session') === 'session';
-    const homeDirs = await homes();
+    // Looked up side by side: the homes, the resolver and the denied paths outside the homes.
+    const listed = homes();
+    const denied = expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, listed);
+    const resolved = session ? resolverTarget() : undefined;
+    const homeDirs = await listed;
     const shown: string[] = [];
     if (spill) shown.push(spill);
     if (session) {
@@ -145,12 +149,12 @@ export class Sandbox {
       shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs).filter(clear));
       // The stand-ins the environment names for editors and password prompts (see env/non-interactive.ts).
       shown.push(STAND_INS);
-      const resolver = await resolverTarget();
+      const resolver = await resolved;
       if (resolver) shown.push(resolver);
     }
     const args = session ? ['--view', 'session'] : [];
     for (const path of shown) args.push('--ro', path);
-    for (const path of await expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, homeDirs)) args.push('--deny', path);
+    for (const path of await denied) args.push('--deny', path);
     return args;
   }
 

@@ -4,14 +4,16 @@
 
 use std::cell::Cell;
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use landlock::{
     Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset as Rules,
     RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
+use crate::plan::{Plan, View};
 use crate::view;
 
 /// The newest ABI whose rights this policy uses: file rights through ioctl on devices (5), TCP (4), scoping (6).
@@ -51,12 +53,28 @@ pub fn enforcement(abi: i64, deny_network: bool) -> &'static str {
 /// Device files every shell writes to; they hold no data, so write access to them is no escape.
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
+#[derive(Clone, PartialEq, Eq)]
 pub struct Policy {
     pub writable: Vec<String>,
     pub deny_network: bool,
     /// Reads confined to the session view: the system, the emptied places and these paths (else reads anywhere).
     pub session: Option<Vec<String>>,
 }
+
+impl Policy {
+    /// The policy of a plan's command.
+    pub fn of(plan: &Plan) -> Policy {
+        Policy {
+            writable: plan.writable.clone(),
+            deny_network: plan.deny_network,
+            session: (plan.view == View::Session).then(|| plan.readable.clone()),
+        }
+    }
+}
+
+/// The ruleset a session sandbox's fork server built once for every runner it forks (see `Ruleset::prepare`), with
+/// the policy it enforces.
+static PREPARED: OnceLock<(Policy, OwnedFd)> = OnceLock::new();
 
 /// Prepared before fork (allocation is not safe after it): the created ruleset, ready to enforce once.
 pub struct Ruleset {
@@ -77,11 +95,44 @@ struct PathBeneathAttr {
 }
 
 impl Ruleset {
-    /// Builds the ruleset: read and execute everywhere, every file right beneath `writable`.
+    /// Builds `policy`'s ruleset once, late rules included, for every runner this process forks: a session sandbox's
+    /// fork server, which stands in its view already (the mounts the late rules name are its own). Each runner then
+    /// enforces a copy of it (`build` hands out the prepared one for the same policy), so no command walks the
+    /// policy's paths again; landlock_restrict_self makes each one's domain from the ruleset as it is.
+    ///
+    /// # Errors
+    /// The failing step and its error.
+    pub fn prepare(abi: i64, policy: &Policy) -> Result<(), String> {
+        let ruleset = Ruleset::build(abi, policy)?;
+        let errno = ruleset.add_late_rules();
+        if errno != 0 {
+            return Err(format!(
+                "landlock: {}",
+                std::io::Error::from_raw_os_error(errno)
+            ));
+        }
+        let fd = ruleset.fd.take().ok_or("landlock: no ruleset")?;
+        PREPARED
+            .set((policy.clone(), fd))
+            .map_err(|_| "landlock: a ruleset is prepared already".to_string())
+    }
+
+    /// Builds the ruleset: read and execute everywhere (or in the session view), every file right beneath
+    /// `writable`; for the policy of a prepared ruleset, a copy of that one's descriptor, with nothing left to add.
     ///
     /// # Errors
     /// The failing step and its error; the command must then not run.
     pub fn build(abi: i64, policy: &Policy) -> Result<Ruleset, String> {
+        if let Some((_, prepared)) = PREPARED.get().filter(|(known, _)| known == policy) {
+            let fd = prepared
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(|e| format!("landlock: {e}"))?;
+            return Ok(Ruleset {
+                fd: Cell::new(Some(fd)),
+                late: Vec::new(),
+            });
+        }
         if abi < 1 {
             return Err("landlock: not supported by this kernel".into());
         }
@@ -236,6 +287,48 @@ mod tests {
         assert_eq!(enforcement(6, false), "full");
         assert_eq!(enforcement(5, false), "partial");
         assert_eq!(enforcement(3, true), "partial");
+    }
+
+    #[test]
+    fn a_prepared_ruleset_is_handed_out_for_its_policy_alone() {
+        let abi = abi();
+        if abi < 1 {
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("shellring-prepared-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = Policy {
+            writable: vec![dir.to_string_lossy().into_owned()],
+            deny_network: true,
+            session: None,
+        };
+        Ruleset::prepare(abi, &policy).unwrap();
+        assert!(Ruleset::prepare(abi, &policy).is_err(), "prepared once");
+        let other = Policy {
+            deny_network: false,
+            ..policy.clone()
+        };
+        let fd = |r: &Ruleset| {
+            let fd = r.fd.take().unwrap();
+            let raw = fd.as_raw_fd();
+            r.fd.set(Some(fd));
+            raw
+        };
+        // The same open ruleset (kcmp: one file description) for the prepared policy, its own for any other.
+        let same = |a: i32, b: i32| {
+            let me = std::process::id();
+            // SAFETY: kcmp compares two descriptors of this process; it reads no memory of ours.
+            unsafe { libc::syscall(libc::SYS_kcmp, me, me, 0, a, b) == 0 }
+        };
+        let prepared = PREPARED.get().unwrap().1.as_raw_fd();
+        let (a, b) = (
+            Ruleset::build(abi, &policy).unwrap(),
+            Ruleset::build(abi, &policy).unwrap(),
+        );
+        assert!(same(fd(&a), prepared) && same(fd(&b), prepared));
+        assert_ne!(fd(&a), fd(&b), "each runner its own descriptor");
+        assert!(!same(fd(&Ruleset::build(abi, &other).unwrap()), prepared));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

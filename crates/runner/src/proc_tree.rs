@@ -100,13 +100,20 @@ fn descendants_by_scan(root: Pid) -> Vec<Pid> {
 }
 
 /// SIGKILLs the process group `pgid` and every descendant of `root` until none is left, calling `reap` between
-/// rounds (bounded: a descendant may fork while we look). Nothing is left only when two rounds in a row find
-/// nothing: a process whose parent just died is on its way to `root` and shows in no `children` file meanwhile.
+/// rounds (bounded: a descendant may fork while we look). Nothing is left once `root` has no child at all, not even a
+/// zombie, or else when two rounds in a row find nothing: a process whose parent just died is on its way to `root`
+/// and shows in no `children` file meanwhile.
 pub fn kill_all(root: Pid, pgid: Option<Pid>, mut reap: impl FnMut()) {
     let mut empty_rounds = 0;
     for _ in 0..200 {
         if let Some(pgid) = pgid {
             let _ = killpg(pgid, Signal::SIGKILL);
+        }
+        // A process on its way to `root` has a parent that is dying in `root`'s tree, and the kernel hands it over
+        // before that parent leaves the tree: with no child listed (the list is read under the same lock), nothing
+        // is below `root` nor on its way, so there is no second round to wait for. The usual end of a command.
+        if children(root.as_raw()).is_some_and(|kids| kids.is_empty()) {
+            return;
         }
         let left = descendants(root);
         for &pid in &left {
@@ -215,6 +222,17 @@ mod tests {
         kill_all(pid, None, || {});
         let _ = root.kill();
         root.wait().unwrap();
+    }
+
+    #[test]
+    fn a_childless_root_ends_the_kill_at_once() {
+        // Nothing below it and nothing on its way: no round to reap, no second round to wait for.
+        let mut child = Command::new("sleep").arg("5").spawn().unwrap();
+        let mut rounds = 0;
+        kill_all(Pid::from_raw(child.id() as i32), None, || rounds += 1);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(rounds, 0);
     }
 
     #[test]

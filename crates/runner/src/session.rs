@@ -1,11 +1,12 @@
 //! A session sandbox (`[confinement flags] --serve`): the session's view, built once — its cgroups joined, a fresh
 //! session keyring, its mount, IPC, pid and (with the network denied) network namespaces, bubblewrap's filter —
-//! around a fork server inside it, whose runners add only their command's own Landlock ruleset, seccomp filter,
-//! limits and lifeline. Says `ready` on stdout once that server serves; otherwise `error <what>` and exits, and the
+//! around a fork server inside it, whose runners add only their command's own Landlock domain (made from the one
+//! ruleset the server built for the session), seccomp filter, limits and lifeline. Says `ready` on stdout once that server serves; otherwise `error <what>` and exits, and the
 //! host confines the session's calls one by one instead.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 
+use crate::landlock::{self, Ruleset};
 use crate::plan::{Backend, Plan};
 use crate::{fds, host_pid, keyring, limits, mount_ns, pid_ns, seccomp, serve, spawn};
 
@@ -72,6 +73,9 @@ fn landlock(plan: &Plan, socket: OwnedFd) -> Result<u8, String> {
                     std::io::Error::from_raw_os_error(f.errno)
                 ));
             }
+            // Every command of the session enforces this one ruleset: built here, once, in the finished view.
+            Ruleset::prepare(landlock::abi(), &landlock::Policy::of(plan))
+                .map_err(|e| format!("sandbox {e}"))?;
             Ok(serve::serve(socket, true))
         }
         pid_ns::Status::Failed(errno) => Err(format!(

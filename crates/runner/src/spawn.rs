@@ -189,12 +189,7 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
                 return Err(UNAVAILABLE.into());
             }
             let abi = landlock::abi();
-            let readable = session.then(|| plan.readable.clone());
-            let policy = landlock::Policy {
-                writable: plan.writable.clone(),
-                deny_network: plan.deny_network,
-                session: readable,
-            };
+            let policy = landlock::Policy::of(plan);
             layers.ruleset =
                 Some(Ruleset::build(abi, &policy).map_err(|e| format!("sandbox {e}"))?);
             if plan.isolation == Isolation::Auto && !plan.inside {
