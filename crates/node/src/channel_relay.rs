@@ -27,8 +27,9 @@ use crate::js_buffer::JsValue;
 const HEADER: usize = 9;
 /// The runner never sends larger frames; past this the stream is corrupt.
 const MAX_FRAME: usize = 256 << 20;
-/// One read from the channel: several of the runner's 256 KiB frames at once when output streams.
-const READ: usize = 1 << 20;
+/// One read from the channel: a whole frame of the runner's (256 KiB of output) when output streams, and no more,
+/// since every channel's thread keeps its buffer.
+const READ: usize = 256 << 10;
 const STDOUT: u8 = b'O';
 const STDERR: u8 = b'E';
 
@@ -97,7 +98,11 @@ fn relays() -> &'static Mutex<HashMap<u32, Arc<Relay>>> {
 }
 
 fn lookup(relay: u32) -> Option<Arc<Relay>> {
-    relays().lock().unwrap_or_else(PoisonError::into_inner).get(&relay).cloned()
+    relays()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&relay)
+        .cloned()
 }
 
 fn relay(relay: u32) -> Result<Arc<Relay>> {
@@ -109,7 +114,11 @@ enum Body {
     /// Reading a header: `have` of its bytes so far.
     Header { have: usize },
     /// Output for a capture (none: a command not routed here), `left` bytes of it still to come.
-    Output { capture: Option<u64>, stream: Stream, left: usize },
+    Output {
+        capture: Option<u64>,
+        stream: Stream,
+        left: usize,
+    },
     /// Any other frame, gathered whole for JavaScript.
     Other { frame: Vec<u8>, left: usize },
 }
@@ -120,6 +129,13 @@ struct Parser {
 }
 
 impl Parser {
+    fn new() -> Self {
+        Parser {
+            header: [0; HEADER],
+            body: Body::Header { have: 0 },
+        }
+    }
+
     /// Consumes `bytes`; output goes to its capture as it arrives, never gathered. Errs on a corrupt length.
     fn feed(&mut self, relay: &Relay, mut bytes: &[u8]) -> std::result::Result<(), String> {
         while !bytes.is_empty() {
@@ -133,7 +149,11 @@ impl Parser {
                         self.body = self.begin(relay)?;
                     }
                 }
-                Body::Output { capture, stream, left } => {
+                Body::Output {
+                    capture,
+                    stream,
+                    left,
+                } => {
                     let n = (*left).min(bytes.len());
                     if let Some(capture) = capture {
                         // A capture freed early (its handle released) takes nothing more: the bytes go nowhere.
@@ -152,7 +172,10 @@ impl Parser {
                     }
                 }
             }
-            if matches!(self.body, Body::Output { left: 0, .. } | Body::Other { left: 0, .. }) {
+            if matches!(
+                self.body,
+                Body::Output { left: 0, .. } | Body::Other { left: 0, .. }
+            ) {
                 self.body = Body::Header { have: 0 };
             }
         }
@@ -160,7 +183,14 @@ impl Parser {
     }
 
     fn begin(&self, relay: &Relay) -> std::result::Result<Body, String> {
-        let word = |at: usize| u32::from_le_bytes([self.header[at], self.header[at + 1], self.header[at + 2], self.header[at + 3]]);
+        let word = |at: usize| {
+            u32::from_le_bytes([
+                self.header[at],
+                self.header[at + 1],
+                self.header[at + 2],
+                self.header[at + 3],
+            ])
+        };
         let length = word(0) as usize;
         if !(5..=MAX_FRAME).contains(&length) {
             return Err(format!("bad frame length {length}"));
@@ -178,13 +208,17 @@ impl Parser {
                 return Ok(Body::Other { frame, left });
             }
         };
-        Ok(Body::Output { capture: relay.route(command), stream, left })
+        Ok(Body::Output {
+            capture: relay.route(command),
+            stream,
+            left,
+        })
     }
 }
 
 fn run(relay: &Relay, mut channel: File) {
     let mut buf = vec![0u8; READ];
-    let mut parser = Parser { header: [0; HEADER], body: Body::Header { have: 0 } };
+    let mut parser = Parser::new();
     let why = loop {
         match channel.read(&mut buf) {
             // End of stream, or the channel failed under us: either way nothing more will come.
@@ -212,7 +246,13 @@ pub fn relay_start(fd: i32) -> Result<u32> {
         // SAFETY: the caller hands fd over; the File owns (and closes) it from here on.
         let channel = unsafe { File::from_raw_fd(fd) };
         // SAFETY: fcntl on an fd we own. The thread blocks on reads: that wait is its flow control.
-        unsafe { libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK) };
+        unsafe {
+            libc::fcntl(
+                fd,
+                libc::F_SETFL,
+                libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK,
+            )
+        };
         let relay = Arc::new(Relay::default());
         let number = NEXT_RELAY.fetch_add(1, Ordering::Relaxed);
         let thread = Arc::clone(&relay);
@@ -220,7 +260,10 @@ pub fn relay_start(fd: i32) -> Result<u32> {
             .name("shellring-relay".into())
             .spawn(move || run(&thread, channel))
             .map_err(|e| error(NAPI, format!("cannot start the channel relay: {e}")))?;
-        relays().lock().unwrap_or_else(PoisonError::into_inner).insert(number, relay);
+        relays()
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(number, relay);
         Ok(number)
     })
 }
@@ -232,7 +275,11 @@ pub fn relay_route(relay_id: u32, command: u32, capture: f64) -> Result<()> {
     guard(|| {
         let capture = id(capture)?;
         if let Some(relay) = lookup(relay_id) {
-            relay.routes.lock().unwrap_or_else(PoisonError::into_inner).insert(command, capture);
+            relay
+                .routes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(command, capture);
         }
         Ok(())
     })
@@ -243,7 +290,11 @@ pub fn relay_route(relay_id: u32, command: u32, capture: f64) -> Result<()> {
 pub fn relay_unroute(relay_id: u32, command: u32) -> Result<()> {
     guard(|| {
         if let Some(relay) = lookup(relay_id) {
-            relay.routes.lock().unwrap_or_else(PoisonError::into_inner).remove(&command);
+            relay
+                .routes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&command);
         }
         Ok(())
     })
@@ -255,16 +306,91 @@ pub fn relay_unroute(relay_id: u32, command: u32) -> Result<()> {
 pub fn relay_next(env: Env, relay_id: u32) -> Result<JsValue> {
     guard(|| {
         let relay = relay(relay_id)?;
-        let (waiter, promise): (Waiter, Object<'_>) = env.create_deferred().map_err(|e| error(NAPI, e))?;
+        let (waiter, promise): (Waiter, Object<'_>) =
+            env.create_deferred().map_err(|e| error(NAPI, e))?;
         let mut queue = relay.queue.lock().unwrap_or_else(PoisonError::into_inner);
         if queue.waiting.is_some() {
-            return Err(error(INVALID_ARGUMENT, format!("relay {relay_id} already has a call waiting")));
+            return Err(error(
+                INVALID_ARGUMENT,
+                format!("relay {relay_id} already has a call waiting"),
+            ));
         }
         queue.waiting = Some(waiter);
         if queue.frames.is_empty() && queue.ended.is_some() {
-            relays().lock().unwrap_or_else(PoisonError::into_inner).remove(&relay_id);
+            relays()
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&relay_id);
         }
         settle(&mut queue);
         Ok(JsValue::of(&promise))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shellring_core::CaptureOptions;
+
+    fn frame(kind: u8, command: u32, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = ((payload.len() + 5) as u32).to_le_bytes().to_vec();
+        bytes.push(kind);
+        bytes.extend_from_slice(&command.to_le_bytes());
+        bytes.extend_from_slice(payload);
+        bytes
+    }
+
+    #[test]
+    fn output_reaches_its_own_capture_and_other_frames_queue_whole_however_the_stream_is_cut() {
+        let status = frame(b'T', 1, b"exit 0");
+        let over = frame(b'X', 1, b"");
+        let stream = [
+            frame(b'O', 1, b"hello "),
+            status.clone(),
+            frame(b'E', 1, b"oops"),
+            frame(b'O', 2, b"for a command started elsewhere"),
+            frame(b'O', 1, b""),
+            frame(b'O', 1, b"world"),
+            over.clone(),
+        ]
+        .concat();
+        for cut in 1..=stream.len() {
+            let capture = registry::create(CaptureOptions::default()).unwrap();
+            let relay = Relay::default();
+            relay.routes.lock().unwrap().insert(1, capture);
+            let mut parser = Parser::new();
+            for chunk in stream.chunks(cut) {
+                parser.feed(&relay, chunk).unwrap();
+            }
+            assert_eq!(
+                registry::tail(capture, Stream::Stdout).unwrap(),
+                b"hello world",
+                "cut {cut}"
+            );
+            assert_eq!(
+                registry::tail(capture, Stream::Stderr).unwrap(),
+                b"oops",
+                "cut {cut}"
+            );
+            assert_eq!(
+                relay.queue.lock().unwrap().frames,
+                [status.clone(), over.clone()].concat(),
+                "cut {cut}"
+            );
+            registry::free(capture).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_length_too_short_or_too_long_is_a_corrupt_stream() {
+        let relay = Relay::default();
+        assert_eq!(
+            Parser::new().feed(&relay, &[4, 0, 0, 0, b'O', 1, 0, 0, 0]),
+            Err("bad frame length 4".into())
+        );
+        let huge = ((MAX_FRAME + 1) as u32).to_le_bytes();
+        assert!(Parser::new()
+            .feed(&relay, &[huge.as_slice(), &[b'O', 1, 0, 0, 0]].concat())
+            .is_err());
+    }
 }
