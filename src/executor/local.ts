@@ -25,12 +25,14 @@ export class LocalExecutor extends ExecutorBase {
     // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
     loadBinding();
     const runner = config.runnerPath ? checkRunner(config.runnerPath) : runnerPath();
+    const cgroups = new SessionCgroups(config.limits);
+    const sandboxes = new SessionSandboxes(runner);
     const hosts = new SupervisorHosts(supervisorPath(), config.threads);
     super(config, hosts, runner);
     this.#hosts = hosts;
     this.runnerPath = runner;
-    this.cgroups = new SessionCgroups(config.limits);
-    this.sandboxes = new SessionSandboxes(runner);
+    this.cgroups = cgroups;
+    this.sandboxes = sandboxes;
     const { spills } = this;
     this.sandboxHost = { runnerPath: runner, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
   }
