@@ -216,10 +216,11 @@ impl Parser {
     }
 }
 
-fn run(relay: &Relay, mut channel: File) {
+/// Relays until the channel ends; returns why it ended early (a corrupt stream), if it did.
+fn run(relay: &Relay, mut channel: File) -> Option<String> {
     let mut buf = vec![0u8; READ];
     let mut parser = Parser::new();
-    let why = loop {
+    loop {
         match channel.read(&mut buf) {
             // End of stream, or the channel failed under us: either way nothing more will come.
             Ok(0) => break None,
@@ -231,9 +232,7 @@ fn run(relay: &Relay, mut channel: File) {
                 }
             }
         }
-    };
-    drop(channel);
-    relay.end(why);
+    }
 }
 
 static NEXT_RELAY: AtomicU32 = AtomicU32::new(1);
@@ -258,7 +257,15 @@ pub fn relay_start(fd: i32) -> Result<u32> {
         let thread = Arc::clone(&relay);
         std::thread::Builder::new()
             .name("shellring-relay".into())
-            .spawn(move || run(&thread, channel))
+            .spawn(move || {
+                // A panic here must still end the relay (JavaScript then ends the channel), never leave it waiting;
+                // unwinding drops, and so closes, the channel.
+                let why = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run(&thread, channel)
+                }))
+                .unwrap_or_else(|_| Some("the channel relay panicked".into()));
+                thread.end(why);
+            })
             .map_err(|e| error(NAPI, format!("cannot start the channel relay: {e}")))?;
         relays()
             .lock()
