@@ -1,7 +1,7 @@
 // The SSH executor under volume and under loss, against two real sshd: a gigabyte arrives whole in bounded memory,
-// 20 sessions x 4 commands arrive byte-exact, a cut connection ends the remote commands within 2 s and fails only its host's calls
-// with the host's line, the next call reconnects, job_kill and session close end a setsid double fork there, and a
-// host whose key differs from known_hosts is refused.
+// 20 sessions x 4 commands arrive byte-exact, a cut connection ends the remote commands within 2 s and fails only its
+// host's calls with the host's line, the next call reconnects, job_kill and session close end a setsid double fork
+// there, and a host whose key differs from known_hosts is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
