@@ -33,7 +33,8 @@ export abstract class ExecutorBase implements Executor {
   readonly spills: SpillDirs;
   /** Where every command's output goes; the job registry and the tools read it from here. */
   readonly capture: CaptureBackend = nativeBackend;
-  readonly #hosts: CommandHosts;
+  /** What supervises the commands: worker threads here, or remote hosts. */
+  protected readonly hosts: CommandHosts;
   readonly #runnerPath: string;
   readonly #env: EnvFilter;
   readonly #launches = new Set<Launch>();
@@ -48,12 +49,13 @@ export abstract class ExecutorBase implements Executor {
     this.#output.spilledBytes += spilled;
   };
 
-  /** `runnerPath`: the runner the hosts start each command through (a remote host's is its own). */
-  protected constructor(config: ExecutorConfig, hosts: CommandHosts, runnerPath: string) {
+  /** `hosts` makes what supervises the commands, once the spill root exists (a bad one fails first, with nothing
+   * started); `runnerPath`: the runner the hosts start each command through (a remote host's is its own). */
+  protected constructor(config: ExecutorConfig, hosts: () => CommandHosts, runnerPath: string) {
     this.config = config;
     this.spills = new SpillDirs(config.spillRoot, config.keepSpills);
     this.#env = new EnvFilter(config.env);
-    this.#hosts = hosts;
+    this.hosts = hosts();
     this.#runnerPath = runnerPath;
   }
 
@@ -192,7 +194,7 @@ export abstract class ExecutorBase implements Executor {
 
   /** Output totals of released commands, and the hosts' share of time busy since start (0..1). */
   stats(): ExecutorStats {
-    return { ...this.#output, poolUtilization: this.#hosts.utilization };
+    return { ...this.#output, poolUtilization: this.hosts.utilization };
   }
 
   readSpill(path: string): Promise<SpillRead> {
@@ -254,7 +256,7 @@ export abstract class ExecutorBase implements Executor {
   }
 
   #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, { runnerArgs, held }: Placement): void {
-    const launch = new Launch(this.#hosts, {
+    const launch = new Launch(this.hosts, {
       captureId: handle.captureId,
       command: spec.command,
       cwd: spec.workdir,

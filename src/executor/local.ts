@@ -17,7 +17,6 @@ export class LocalExecutor extends ExecutorBase {
   readonly cgroups: SessionCgroups;
   /** Each session's sandbox, where its confined calls run. */
   readonly sandboxes: SessionSandboxes;
-  readonly #hosts: SupervisorHosts;
   #closing: Promise<void> | undefined;
 
   constructor(input: ExecutorConfigInput = {}) {
@@ -25,11 +24,17 @@ export class LocalExecutor extends ExecutorBase {
     // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
     loadBinding();
     const runner = config.runnerPath ? checkRunner(config.runnerPath) : runnerPath();
-    const cgroups = new SessionCgroups(config.limits);
-    const sandboxes = new SessionSandboxes(runner);
-    const hosts = new SupervisorHosts(supervisorPath(), config.threads);
-    super(config, hosts, runner);
-    this.#hosts = hosts;
+    let cgroups!: SessionCgroups;
+    let sandboxes!: SessionSandboxes;
+    super(
+      config,
+      () => {
+        cgroups = new SessionCgroups(config.limits);
+        sandboxes = new SessionSandboxes(runner);
+        return new SupervisorHosts(supervisorPath(), config.threads);
+      },
+      runner,
+    );
     this.runnerPath = runner;
     this.cgroups = cgroups;
     this.sandboxes = sandboxes;
@@ -51,7 +56,7 @@ export class LocalExecutor extends ExecutorBase {
     this.#closing ??= (async () => {
       await this.endAll();
       await this.sandboxes.close();
-      await this.#hosts.close();
+      await this.hosts.close();
       await this.cgroups.close();
       await this.spills.close();
     })();
@@ -60,7 +65,7 @@ export class LocalExecutor extends ExecutorBase {
 
   /** The worker threads, for tests that must crash one. */
   get threads(): readonly import('node:worker_threads').Worker[] {
-    return this.#hosts.threads;
+    return this.hosts.threads;
   }
 
   /** The call's sandbox flags and its session's limits; a call in its session's own mode runs in the session's

@@ -15,7 +15,7 @@ export class RemoteExecutor extends ExecutorBase {
     const config = parseExecutorConfig(input);
     const remote = new RemoteHosts(config);
     // Each host starts its own runner (its entry's runnerPath): none of this host's is involved.
-    super(config, remote, '');
+    super(config, () => remote, '');
     this.remote = remote;
     const { processes } = config.limits;
     this.#limits = processes === null ? [] : ['--nproc', String(processes)];
