@@ -3,9 +3,8 @@ import type { LaunchControl, LaunchListener, SupervisorHosts } from './hosts.js'
 import type { KillCause, SupervisorResult, SupervisorTask } from './protocol.js';
 import type { WaitingFinding } from './waiting.js';
 
-/** What supervises commands: the worker threads here, or the SSH executor's hosts (which clear no cgroup: its
- * commands never run in one of this host). */
-export type CommandHosts = Pick<SupervisorHosts, 'start' | 'close' | 'utilization' | 'threads'> & Partial<Pick<SupervisorHosts, 'clearCgroups'>>;
+/** What supervises commands: the worker threads here, or the SSH executor's hosts. */
+export type CommandHosts = Pick<SupervisorHosts, 'start' | 'close' | 'utilization' | 'threads'>;
 
 export type LaunchResult = SupervisorResult | { kind: 'crashed'; error: string };
 

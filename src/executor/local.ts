@@ -1,196 +1,57 @@
-// The local executor: resolves requests, runs commands in supervisor workers, and hands out process handles.
-import { resolve as resolvePath } from 'node:path';
+// The local executor: commands run on this host, supervised by worker threads, in session cgroups and sandboxes.
 import { loadBinding } from '../native/loader.js';
 import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
-import { nativeBackend } from '../capture/native.js';
-import type { CaptureBackend } from '../capture/types.js';
-import { childEnv } from '../env/child-env.js';
-import { EnvFilter } from '../env/policy.js';
-import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
-import { parseExecutorConfig, type ExecutorConfig, type ExecutorConfigInput } from './config.js';
-import { Launch } from './launch.js';
-import type { AtTimeout } from './protocol.js';
+import { parseExecutorConfig, type ExecutorConfigInput } from './config.js';
 import { SupervisorHosts } from './hosts.js';
-import type { CommandHosts } from './launch.js';
-import { SpillDirs } from './spill-dirs.js';
 import { SessionCgroups } from './cgroups.js';
-import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SandboxHost, SpillRead } from './types.js';
-import { readSpillFile } from './read-spill.js';
-import { SessionSandboxes, type HeldSandbox } from './session-sandboxes.js';
-import { StartedCommand } from './handle.js';
-import type { SpillContext } from './stream-result.js';
-import { ShellringError } from '../errors.js';
+import type { ExecSpec, SandboxHost } from './types.js';
+import { SessionSandboxes } from './session-sandboxes.js';
+import { ExecutorBase, within, type Placement } from './executor-base.js';
 
-/** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
- * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */
-const END_WAIT_MS = 1500;
 /** How long closing waits for the workers to kill and remove every session's cgroups (each takes at most about a
  * second of kill-and-look rounds; they run at once). */
 const CGROUP_CLEAR_MS = 5000;
 
-export class LocalExecutor implements Executor {
-  readonly config: ExecutorConfig;
-  readonly spills: SpillDirs;
-  readonly #hosts: CommandHosts;
-  /** Where every command's output goes; the job registry and the tools read it from here. */
-  readonly capture: CaptureBackend = nativeBackend;
+export class LocalExecutor extends ExecutorBase {
   /** The shellring-runner executable every command starts through. */
   readonly runnerPath: string;
   /** The runner and spill places, for a sandbox confining this executor's commands. */
-  readonly sandboxHost: SandboxHost | undefined;
-  readonly #env: EnvFilter;
+  readonly sandboxHost: SandboxHost;
   /** Per-session limits: cgroups where this host offers them, else a per-command process rlimit. */
   readonly cgroups: SessionCgroups;
   /** Each session's sandbox, where its confined calls run. */
   readonly sandboxes: SessionSandboxes;
-  readonly #launches = new Set<Launch>();
-  readonly #bySession = new Map<string, Set<Launch>>();
-  /** Handles whose spec is still being prepared, with their session's key. */
-  readonly #preparing = new Map<StartedCommand, string>();
-  #closed = false;
   #closing: Promise<void> | undefined;
-  /** Output of released commands, for metrics: every byte written, and the bytes that went to spill files. */
-  readonly #output = { capturedBytes: 0, spilledBytes: 0 };
-  readonly #count = (captured: number, spilled: number) => {
-    this.#output.capturedBytes += captured;
-    this.#output.spilledBytes += spilled;
-  };
 
-  /** `hosts`: what supervises the commands, when not this process's worker threads (the SSH executor's hosts). */
-  constructor(input: ExecutorConfigInput = {}, hosts?: (config: ExecutorConfig) => CommandHosts) {
-    this.config = parseExecutorConfig(input);
+  constructor(input: ExecutorConfigInput = {}) {
+    const config = parseExecutorConfig(input);
     // The addon must be loaded here before any worker: otherwise the last worker to exit could unload it with its state.
     loadBinding();
-    this.runnerPath = this.config.runnerPath ? checkRunner(this.config.runnerPath) : runnerPath();
-    this.spills = new SpillDirs(this.config.spillRoot, this.config.keepSpills);
-    this.#env = new EnvFilter(this.config.env);
-    this.#hosts = hosts?.(this.config) ?? new SupervisorHosts(supervisorPath(), this.config.threads);
-    // A worker kills and removes a closing session's cgroups: no signal or cgroupfs call from this thread.
-    const hostsOf = this.#hosts;
-    this.cgroups = new SessionCgroups(this.config.limits, async (dirs) => hostsOf.clearCgroups?.(dirs));
-    this.sandboxes = new SessionSandboxes(this.runnerPath);
-    const { spills } = this;
-    this.sandboxHost = { runnerPath: this.runnerPath, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
-  }
-
-  get cwd(): string | undefined {
-    return this.config.cwd;
-  }
-
-  /** Applies defaults and caps; throws a clear error on a bad request. */
-  resolve(request: ExecRequest): ExecSpec {
-    const { config } = this;
-    if (typeof request?.command !== 'string' || !request.command.trim()) {
-      throw invalid(executorErrors.command);
-    }
-    // A command over the one-argument limit reaches bash on its stdin (see runner-request.ts): not when the
-    // caller's own stdin takes that place.
-    if (request.stdin !== undefined) {
-      const bytes = Buffer.byteLength(request.command, 'utf8');
-      if (bytes > MAX_COMMAND_BYTES) throw invalid(executorErrors.commandTooLong(bytes));
-    }
-    if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
-      throw invalid(executorErrors.timeoutMs(request.timeoutMs));
-    }
-    if (request.workdir !== undefined && (typeof request.workdir !== 'string' || !request.workdir)) {
-      throw invalid(executorErrors.workdir(request.workdir));
-    }
-    const stdoutMaxBytes = request.stdoutMaxBytes ?? config.maxOutputBytes;
-    if (!Number.isInteger(stdoutMaxBytes) || stdoutMaxBytes < 0) {
-      throw invalid(executorErrors.stdoutMaxBytes(stdoutMaxBytes));
-    }
-    const base = config.cwd ?? process.cwd();
-    return {
-      command: request.command,
-      workdir: resolvePath(base, request.workdir ?? base),
-      timeoutMs: Math.min(Math.ceil(request.timeoutMs ?? config.timeoutMs), config.maxTimeoutMs),
-      stdoutMaxBytes,
-      stderrMaxBytes: config.maxOutputBytes,
-      maxSpillBytes: config.maxSpillBytes,
-      graceMs: config.graceMs,
-      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.dshEnv),
-      stdin: request.stdin,
-      signal: request.signal,
-      sessionId: request.sessionId,
-      sandbox: request.sandboxPolicy,
-    };
-  }
-
-  /** Resolves on exit, timeout or abort; rejects only when the command could not run at all. */
-  async run(spec: ExecSpec): Promise<RunResult> {
-    if (spec.signal?.aborted) return abortedBeforeStart(spec.timeoutMs);
-    const handle = this.#launch(spec, 'kill', false);
-    spec.onStart?.(handle);
-    const onAbort = () => handle.abort();
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const outcome = await handle.done;
-      await handle.spillPlaced;
-      const sandbox = handle.sandboxFacts();
-      if (outcome.error !== undefined && !sandbox?.runnerFailed) {
-        throw new ShellringError('SHELLRING_SPAWN_FAILED', outcome.error);
-      }
-      return {
-        exitCode: outcome.exitCode,
-        signal: outcome.signal,
-        timedOut: handle.cause === 'timeout',
-        aborted: handle.cause === 'abort',
-        timeoutMs: spec.timeoutMs,
-        ...handle.streams(),
-        ...(sandbox ? { sandbox } : {}),
-        ...(outcome.leftover ? { leftover: outcome.leftover } : {}),
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      };
-    } finally {
-      spec.signal?.removeEventListener('abort', onAbort);
-      handle.release();
-    }
-  }
-
-  /** Starts a command and returns its handle at once; its deadline is reported, not enforced. Never throws for a
-   * spawn failure. */
-  start(spec: ExecSpec, options: { ring?: boolean } = {}): ProcessHandle {
-    return this.#launch(spec, 'report', options.ring ?? false);
-  }
-
-  /**
-   * Starts, as `start` does, a command whose spec is still being prepared (a sandbox probe, say): the handle and
-   * its capture exist at once, with the configured output caps and `sessionId`'s spill place, and the command
-   * starts when `spec` resolves. A preparation that rejects settles the handle as failed with its message; a kill
-   * first settles it as killed, and nothing is started for it.
-   */
-  startWhenReady(spec: Promise<ExecSpec>, options: { sessionId?: string; ring?: boolean } = {}): ProcessHandle {
-    if (this.#closed) {
-      // Nothing will follow this preparation: its failure must not surface as an unhandled rejection.
-      spec.catch(() => undefined);
-      throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
-    }
-    const { maxOutputBytes, maxSpillBytes } = this.config;
-    const caps = { stdoutMaxBytes: maxOutputBytes, stderrMaxBytes: maxOutputBytes, maxSpillBytes };
-    const handle = this.#open({ ...caps, sessionId: options.sessionId }, options.ring ?? false);
-    const key = options.sessionId ?? '';
-    this.#preparing.set(handle, key);
-    void spec.then(
-      (ready) => {
-        this.#preparing.delete(handle);
-        if (handle.waiting) this.#begin(handle, ready, 'report');
+    const runner = config.runnerPath ? checkRunner(config.runnerPath) : runnerPath();
+    let cgroups!: SessionCgroups;
+    let sandboxes!: SessionSandboxes;
+    super(
+      config,
+      () => {
+        const hosts = new SupervisorHosts(supervisorPath(), config.threads);
+        // A worker kills and removes a closing session's cgroups: no signal or cgroupfs call from this thread.
+        cgroups = new SessionCgroups(config.limits, (dirs) => hosts.clearCgroups(dirs));
+        sandboxes = new SessionSandboxes(runner);
+        return hosts;
       },
-      (error: unknown) => {
-        this.#preparing.delete(handle);
-        if (handle.waiting) handle.fail(error instanceof Error ? error.message : String(error));
-      },
+      runner,
     );
-    return handle;
+    this.runnerPath = runner;
+    this.cgroups = cgroups;
+    this.sandboxes = sandboxes;
+    const { spills } = this;
+    this.sandboxHost = { runnerPath: runner, spillRoot: spills.root, spillDirFor: (sessionId) => spills.dirFor(sessionId) };
   }
 
   /** Kills what the session still runs (descendants included) and removes its spill files. */
   async closeSession(sessionId: string | undefined): Promise<void> {
-    const key = sessionId ?? '';
-    for (const [handle, owner] of this.#preparing) if (owner === key) handle.kill();
-    const launches = this.#bySession.get(key);
-    this.#bySession.delete(key);
-    if (launches) await this.#end([...launches]);
-    await this.sandboxes.closeSession(key);
+    await this.endSession(sessionId);
+    await this.sandboxes.closeSession(sessionId ?? '');
     await this.cgroups.closeSession(sessionId);
     await this.spills.closeSession(sessionId);
   }
@@ -198,148 +59,28 @@ export class LocalExecutor implements Executor {
   /** Kills everything still running, stops the workers, removes the spill directory. Every call resolves once
    * all of that is done. */
   close(): Promise<void> {
-    this.#closed = true;
     this.#closing ??= (async () => {
-      for (const handle of this.#preparing.keys()) handle.kill();
-      await this.#end([...this.#launches]);
+      await this.endAll();
       await this.sandboxes.close();
       // Before the workers stop: they end the cgroups. Bounded, as the commands' end is: a wedged worker must not
       // hold the close for ever (stopping the workers then settles its request).
       await within(this.cgroups.close(), CGROUP_CLEAR_MS);
-      await this.#hosts.close();
+      await this.hosts.close();
       await this.spills.close();
     })();
     return this.#closing;
   }
 
-  /** Output totals of released commands, and the supervisor workers' share of time busy since start (0..1). */
-  stats(): ExecutorStats {
-    return { ...this.#output, poolUtilization: this.#hosts.utilization };
-  }
-
-  readSpill(path: string): Promise<SpillRead> {
-    return readSpillFile(this.spills.root, path);
-  }
-
   /** The worker threads, for tests that must crash one. */
   get threads(): readonly import('node:worker_threads').Worker[] {
-    return this.#hosts.threads;
+    return this.hosts.threads;
   }
 
-  #launch(spec: ExecSpec, atTimeout: AtTimeout, ring: boolean): StartedCommand {
-    if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
-    const handle = this.#open(spec, ring);
-    this.#begin(handle, spec, atTimeout);
-    return handle;
-  }
-
-  /** A handle with a fresh capture for the session's command, counted at release. */
-  #open(caps: Pick<ExecSpec, 'stdoutMaxBytes' | 'stderrMaxBytes' | 'maxSpillBytes' | 'sessionId'>, ring: boolean): StartedCommand {
-    const { sessionId } = caps;
-    const used = this.spills.used(sessionId, this.capture);
-    const place = this.spills.dirFor(sessionId);
-    const spillCap = Math.max(0, Math.min(caps.maxSpillBytes, this.config.sessionSpillQuota - used));
-    const captureId = this.capture.create({
-      stdoutCap: caps.stdoutMaxBytes,
-      stderrCap: caps.stderrMaxBytes,
-      spillDir: place.dir,
-      spillCap,
-      ring: ring || undefined,
-    });
-    this.spills.opened(sessionId, captureId);
-    const spill: SpillContext = { cap: spillCap, quotaBound: spillCap < caps.maxSpillBytes };
-    const handle = new StartedCommand(this.capture, captureId, spill);
-    handle.spillPlaced = place.made.then((problem) => {
-      if (problem !== undefined) spill.noDir = problem;
-    });
-    handle.onRelease = (captured, spilled) => {
-      this.#count(captured, spilled);
-      this.spills.released(sessionId, captureId, spilled);
-    };
-    return handle;
-  }
-
-  /**
-   * Hands the command to a supervisor worker; its runner enters the workdir, and reports one it cannot enter. A call
-   * in its session's own mode runs in the session's sandbox, once that is ready (built at the session's first).
-   */
-  #begin(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout): void {
-    // A command whose preparation outlived the executor: close() has ended every handle still preparing.
-    if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
+  /** The call's sandbox flags and its session's limits; a call in its session's own mode runs in the session's
+   * sandbox, once that is ready (built at the session's first). */
+  protected place(spec: ExecSpec): Placement | Promise<Placement> {
     const runnerArgs = [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)];
-    if (!spec.sandbox?.shared || spec.sessionId === undefined) return this.#dispatch(handle, spec, atTimeout, runnerArgs, undefined);
-    const key = spec.sessionId;
-    this.#preparing.set(handle, key);
-    void this.sandboxes.acquire(key, runnerArgs).then(
-      (held) => {
-        this.#preparing.delete(handle);
-        if (handle.waiting && !this.#closed) this.#dispatch(handle, spec, atTimeout, runnerArgs, held);
-        else held?.release();
-      },
-      (error: unknown) => {
-        this.#preparing.delete(handle);
-        if (handle.waiting) handle.fail(error instanceof Error ? error.message : String(error), spec.sandbox);
-      },
-    );
+    if (!spec.sandbox?.shared || spec.sessionId === undefined) return { runnerArgs };
+    return this.sandboxes.acquire(spec.sessionId, runnerArgs).then((held) => ({ runnerArgs, ...(held ? { held } : {}) }));
   }
-
-  #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, runnerArgs: string[], held: HeldSandbox | undefined): void {
-    const launch = new Launch(this.#hosts, {
-      captureId: handle.captureId,
-      command: spec.command,
-      cwd: spec.workdir,
-      env: spec.env,
-      stdin: spec.stdin,
-      timeoutMs: spec.timeoutMs,
-      atTimeout,
-      graceMs: spec.graceMs,
-      drainMs: this.config.drainMs,
-      runnerPath: this.runnerPath,
-      runnerArgs,
-      sessionId: spec.sessionId,
-      ...(held ? { serverSocket: held.socket } : {}),
-    });
-    if (held) void launch.gone.then(held.release);
-    const key = spec.sessionId ?? '';
-    const session = this.#bySession.get(key) ?? new Set<Launch>();
-    this.#bySession.set(key, session);
-    this.#launches.add(launch);
-    session.add(launch);
-    launch.gone.then(() => {
-      this.#launches.delete(launch);
-      session.delete(launch);
-    });
-    handle.launch(launch, spec.sandbox);
-  }
-
-  /** The supervisors end the commands: every signal and sweep is theirs, none is sent from this thread. */
-  async #end(launches: Launch[]): Promise<void> {
-    await within(Promise.all(launches.map((launch) => launch.end())), END_WAIT_MS);
-  }
-}
-
-function abortedBeforeStart(timeoutMs: number): RunResult {
-  const empty = { text: '', truncated: false };
-  return { exitCode: null, signal: null, timedOut: false, aborted: true, timeoutMs, stdout: empty, stderr: { ...empty } };
-}
-
-function invalid(message: string): Error {
-  return new ShellringError('SHELLRING_INVALID_REQUEST', message);
-}
-
-/** True when the promise settled within `ms`. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    promise.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
-
-/** Confined by a sandbox mode narrower than full access: agent sockets stay out of its environment. */
-function sandboxed(request: ExecRequest): boolean {
-  const mode = request.sandboxPolicy?.mode;
-  return mode !== undefined && mode !== 'danger-full-access';
 }

@@ -120,6 +120,17 @@ export interface NativeBinding {
    * `withinMs` Infinity there is no deadline: it resolves at end-of-file, or with a later drain that has one.
    */
   drain(capture: number, withinMs: number): Promise<void>;
+  /**
+   * Relays a `shellring-runner --stdio` channel whose stdout is the pipe read end `fd` (owned by the relay from now
+   * on): a native thread writes each routed command's output straight into its capture. Returns the relay's id.
+   */
+  relayStart(fd: number): number;
+  /** Sends the channel command `command`'s output to `capture`. */
+  relayRoute(relay: number, command: number, capture: number): void;
+  relayUnroute(relay: number, command: number): void;
+  /** The next batch of the channel's other frames (whole frames, in order); null once it ended and all were taken;
+   * rejects on a corrupt stream. */
+  relayNext(relay: number): Promise<Buffer | null>;
   /** True once every attached pipe reached end-of-file. */
   readersDone(capture: number): boolean;
   /** Marks a spill root as a live runtime's: returns the fd that holds its lock (close it with `closeFd`). */

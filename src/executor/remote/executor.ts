@@ -1,23 +1,43 @@
-// The SSH executor: everything the local executor does on this side (requests, environment policy, captures,
-// spill files, handles, sessions), with each session's commands run by a `shellring-runner --stdio` on its host.
-import { LocalExecutor } from '../local.js';
-import type { ExecutorConfigInput } from '../config.js';
+// The SSH executor: this side's part of every command (requests, environment policy, captures, spill files,
+// handles, sessions) as for a local one, with each session's commands run by a `shellring-runner --stdio` on its host.
+import { parseExecutorConfig, type ExecutorConfigInput } from '../config.js';
+import { ExecutorBase, type Placement } from '../executor-base.js';
+import type { ExecSpec } from '../types.js';
 import { RemoteHosts } from './remote-hosts.js';
 
-export class RemoteExecutor extends LocalExecutor {
+export class RemoteExecutor extends ExecutorBase {
   readonly remote: RemoteHosts;
-  /** Commands run on another host: no sandbox of this one can confine them. */
-  override readonly sandboxHost: undefined = undefined;
+  /** A host's cgroups are not ours to make: a session's process limit is the runner's per-command rlimit there. */
+  readonly #limits: string[];
+  #closing: Promise<void> | undefined;
 
   constructor(input: ExecutorConfigInput) {
-    let remote!: RemoteHosts;
-    super(input, (config) => (remote = new RemoteHosts(config)));
+    const config = parseExecutorConfig(input);
+    const remote = new RemoteHosts(config);
+    // Each host starts its own runner (its entry's runnerPath): none of this host's is involved.
+    super(config, () => remote, '');
     this.remote = remote;
+    const { processes } = config.limits;
+    this.#limits = processes === null ? [] : ['--nproc', String(processes)];
   }
 
-  /** Ends what the session runs, then its runner on the host, freeing its place there. */
-  override async closeSession(sessionId: string | undefined): Promise<void> {
-    await super.closeSession(sessionId);
+  /** Ends what the session runs, then its runner on the host (freeing its place there), then its spill files. */
+  async closeSession(sessionId: string | undefined): Promise<void> {
+    await this.endSession(sessionId);
     await this.remote.closeSession(sessionId);
+    await this.spills.closeSession(sessionId);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.endAll();
+      await this.remote.close();
+      await this.spills.close();
+    })();
+    return this.#closing;
+  }
+
+  protected place(spec: ExecSpec): Placement {
+    return { runnerArgs: [...this.#limits, ...(spec.sandbox?.runnerArgs ?? [])] };
   }
 }

@@ -7,8 +7,7 @@ export const FRAME = {
   signal: 0x4b, // K
   release: 0x52, // R
   drained: 0x44, // D
-  stdout: 0x4f, // O
-  stderr: 0x45, // E
+  // Output frames, O (stdout) and E (stderr), never reach JavaScript: the native relay writes them into captures.
   status: 0x54, // T
   outputOver: 0x58, // X
   gone: 0x47, // G

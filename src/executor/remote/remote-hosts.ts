@@ -37,10 +37,9 @@ export class RemoteHosts {
     let cause: KillCause | undefined;
     let released = false;
     let ended = false;
-    const remote = { ...task, runnerArgs: remoteArgs(task.runnerArgs, this.#config.limits.processes) };
     this.#streamFor(task.sessionId ?? '').then(
       (stream) => {
-        control = stream.start(remote, listener);
+        control = stream.start(task, listener);
         if (ended) control.end();
         if (cause) control.kill(cause);
         if (released) control.release();
@@ -113,17 +112,6 @@ export class RemoteHosts {
     this.#controlDir = await mkdtemp(join(tmpdir(), 'shellring-ssh-'));
     return (this.#config.hosts ?? []).map((host, index) => new SshConnection(host, this.#controlDir!, index));
   }
-}
-
-/** The runner flags for the remote host: the local cgroups mean nothing there, so a session's process limit is the
- * runner's per-command rlimit instead. */
-function remoteArgs(args: string[], processes: number | null): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--cgroup' || args[i] === '--cgroup-limit' || args[i] === '--nproc') i++;
-    else kept.push(args[i]!);
-  }
-  return processes === null ? kept : ['--nproc', String(processes), ...kept];
 }
 
 /** No channel to run on: the command fails as a local one that could not start, its reason once on stderr. */

@@ -1,9 +1,10 @@
-// One `shellring-runner --stdio` over an SSH channel: commands multiplexed by id, each command's stdout and stderr
-// fed into a local pipe pair whose read ends the native capture owns, so tails, spill files and rings are made
-// exactly as for a local command. A pipe that backs up pauses the channel, which backs up the runner's queues,
-// which stop reading the command's pipes: the command slows down and memory stays bounded on both ends.
+// One `shellring-runner --stdio` over an SSH channel: commands multiplexed by id. The native relay writes each
+// command's stdout and stderr frames straight into its capture on a thread of its own (crates/node channel_relay.rs),
+// so tails, spill files and rings are made exactly as for a local command and no output byte crosses this thread; a
+// capture that falls behind holds up the relay's reads, which backs up the runner's queues, which stop reading the
+// command's pipes: the command slows down and memory stays bounded on both ends. This side takes the few other
+// frames (status, output over, gone) in batches.
 import type { ChildProcess } from 'node:child_process';
-import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { loadBinding } from '../../native/loader.js';
 import { bashArguments, chdirFailure, encode, parse as parseStatus } from '../runner-request.js';
@@ -20,7 +21,6 @@ const binding = loadBinding();
 class RemoteCommand {
   readonly task: SupervisorTask;
   readonly listener: LaunchListener;
-  readonly pipes: [Socket, Socket];
   cause: KillCause | undefined;
   started: { enforcement: string } | undefined;
   ended: { exitCode: number | null; signal: string | null } | undefined;
@@ -28,10 +28,9 @@ class RemoteCommand {
   timers: NodeJS.Timeout[] = [];
   settled = false;
 
-  constructor(task: SupervisorTask, listener: LaunchListener, pipes: [Socket, Socket]) {
+  constructor(task: SupervisorTask, listener: LaunchListener) {
     this.task = task;
     this.listener = listener;
-    this.pipes = pipes;
   }
 
   clearTimers(): void {
@@ -43,23 +42,23 @@ export class RunnerStream {
   readonly #child: ChildProcess;
   readonly #commands = new Map<number, RemoteCommand>();
   readonly #reader = new FrameReader();
+  readonly #relay: number;
   readonly #lostText: () => string;
   #next = 1;
-  /** Local pipes that are full: the channel stays paused until each has drained. */
-  #blocked = 0;
   #lost = false;
-  /** Settles when the channel has ended, for whatever reason. */
+  /** Settles when the channel has ended, for whatever reason, and the relay has handed over its last frame. */
   readonly ended: Promise<void>;
 
-  /** `child` runs `shellring-runner --stdio` on the far side with piped stdin and stdout; `lostText` is the one line
-   * a command in flight reads if the channel ends under it. */
-  constructor(child: ChildProcess, lostText: () => string) {
+  /** `child` runs `shellring-runner --stdio` on the far side with a piped stdin and its stdout into the pipe whose
+   * read end is `stdout` (the relay owns it from now on); `lostText` is the one line a command in flight reads if the
+   * channel ends under it. */
+  constructor(child: ChildProcess, stdout: number, lostText: () => string) {
     this.#child = child;
     this.#lostText = lostText;
-    child.stdout!.on('data', (chunk: Buffer) => this.#receive(chunk));
+    this.#relay = binding.relayStart(stdout);
     child.stdin!.on('error', () => {});
-    this.ended = new Promise((resolve) => child.once('close', () => resolve()));
-    void this.ended.then(() => this.#lose());
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    this.ended = Promise.all([exited, this.#receive()]).then(() => this.#lose());
   }
 
   get alive(): boolean {
@@ -73,17 +72,7 @@ export class RunnerStream {
 
   start(task: SupervisorTask, listener: LaunchListener): LaunchControl {
     const id = this.#next++;
-    const [outRead, outWrite] = binding.pipe();
-    const [errRead, errWrite] = binding.pipe();
-    binding.attachReader(task.captureId, 0, outRead);
-    binding.attachReader(task.captureId, 1, errRead);
-    const pipes: [Socket, Socket] = [outWrite, errWrite].map((fd) => {
-      const socket = new Socket({ fd, readable: false, writable: true });
-      // The capture closed its read end (freed early): what is left for it goes nowhere.
-      socket.on('error', () => {});
-      return socket;
-    }) as [Socket, Socket];
-    const command = new RemoteCommand(task, listener, pipes);
+    const command = new RemoteCommand(task, listener);
     if (this.#lost) {
       this.#commands.set(id, command);
       this.#fail(id, command, this.#lostText());
@@ -100,6 +89,7 @@ export class RunnerStream {
       return UNSTARTED;
     }
     this.#commands.set(id, command);
+    binding.relayRoute(this.#relay, id, task.captureId);
     this.#send(FRAME.start, id, body);
     return {
       kill: (cause) => this.#kill(id, cause),
@@ -134,45 +124,30 @@ export class RunnerStream {
     this.#send(FRAME.release, id);
   }
 
-  #receive(chunk: Buffer): void {
-    let frames: Frame[];
+  /** Takes the relay's frames until the channel ends. */
+  async #receive(): Promise<void> {
     try {
-      frames = this.#reader.push(chunk);
+      for (let batch = await binding.relayNext(this.#relay); batch; batch = await binding.relayNext(this.#relay)) {
+        for (const frame of this.#reader.push(batch)) this.#dispatch(frame);
+      }
     } catch {
       // A corrupt stream cannot be resynchronised: end it, which fails what it carries.
       this.#child.kill('SIGKILL');
-      return;
     }
-    for (const frame of frames) this.#dispatch(frame);
   }
 
   #dispatch({ kind, id, payload }: Frame): void {
     const command = this.#commands.get(id);
     if (!command) return;
-    if (kind === FRAME.stdout || kind === FRAME.stderr) return this.#feed(command.pipes[kind === FRAME.stdout ? 0 : 1], payload);
     if (kind === FRAME.status) return this.#status(id, command, payload.toString('utf8'));
-    if (kind === FRAME.outputOver) return void this.#settle(id, command, Number(payload.toString('latin1')) || 0);
+    if (kind === FRAME.outputOver) return this.#settle(id, command, Number(payload.toString('latin1')) || 0);
     if (kind === FRAME.gone) {
       this.#commands.delete(id);
       command.clearTimers();
       // Gone without a settled result: the runner ended before its output did (it cannot happen on a sound stream).
-      if (!command.settled) void this.#settle(id, command, 0).then(() => command.listener.gone());
-      else command.listener.gone();
+      this.#settle(id, command, 0);
+      command.listener.gone();
     }
-  }
-
-  /** Into the command's local pipe; a full pipe pauses the whole channel until it drains. */
-  #feed(pipe: Socket, bytes: Buffer): void {
-    if (pipe.destroyed || pipe.writableEnded) return;
-    if (pipe.write(bytes)) return;
-    if (this.#blocked++ === 0) this.#child.stdout!.pause();
-    const resume = () => {
-      pipe.off('drain', resume);
-      pipe.off('close', resume);
-      if (--this.#blocked === 0) this.#child.stdout!.resume();
-    };
-    pipe.on('drain', resume);
-    pipe.on('close', resume);
   }
 
   #status(id: number, command: RemoteCommand, line: string): void {
@@ -195,18 +170,22 @@ export class RunnerStream {
     else if (event.type === 'error') command.failure = { error: event.message, runnerFailed: true };
   }
 
-  /** The output is over: the pipes end, the capture drains them and finishes, and the result goes out once. */
-  async #settle(id: number, command: RemoteCommand, leftover: number): Promise<void> {
+  /** The output is over (the relay wrote all of it before the frame that says so): the capture finishes and the
+   * result goes out once. */
+  #settle(id: number, command: RemoteCommand, leftover: number): void {
     if (command.settled) return;
     command.settled = true;
     command.clearTimers();
-    const { captureId, drainMs } = command.task;
+    binding.relayUnroute(this.#relay, id);
+    const { captureId } = command.task;
     const failure = command.failure ?? (command.ended ? undefined : { error: this.#lostText(), runnerFailed: false });
-    // Readable once on stderr, as a local failure is, for handles that never reject.
-    if (failure && !command.cause) command.pipes[1].write(`${failure.error}\n`);
-    for (const pipe of command.pipes) pipe.end();
-    await binding.drain(captureId, drainMs + 1000);
-    binding.finish(captureId);
+    try {
+      // Readable once on stderr, as a local failure is, for handles that never reject.
+      if (failure && !command.cause) binding.write(captureId, 1, Buffer.from(`${failure.error}\n`));
+      binding.finish(captureId);
+    } catch {
+      // The handle was released first: its capture is gone and takes nothing more.
+    }
     // A killed command leaves nothing behind: what escaped its group (setsid, a double fork) ends with its runner.
     if (command.cause && command.ended) this.#send(FRAME.release, id);
     command.listener.result(this.#result(command, failure, command.cause ? 0 : leftover));
@@ -231,6 +210,7 @@ export class RunnerStream {
     if (!command.failure && !command.ended) command.failure = { error, runnerFailed: false };
     command.cause = undefined;
     this.#commands.delete(id);
-    void this.#settle(id, command, 0).then(() => command.listener.gone());
+    this.#settle(id, command, 0);
+    command.listener.gone();
   }
 }

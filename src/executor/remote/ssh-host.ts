@@ -7,6 +7,7 @@ import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { remoteErrors } from '../../contract/index.js';
+import { loadBinding } from '../../native/loader.js';
 import { hostLabel, type SshHost } from './config.js';
 import { RunnerStream } from './runner-stream.js';
 
@@ -15,6 +16,8 @@ const CONNECT_MS = 20_000;
 /** Seconds between keep-alive probes, and how many may go unanswered before the connection counts as dropped. */
 const ALIVE_INTERVAL_S = 2;
 const ALIVE_COUNT = 3;
+
+const binding = loadBinding();
 
 export class SshConnection {
   readonly host: SshHost;
@@ -71,14 +74,24 @@ export class SshConnection {
   /** A new `--stdio` channel over the master (made first if there is none). Rejects with the host's line. */
   async channel(): Promise<RunnerStream> {
     await this.#connect();
-    const child = spawn('ssh', [...this.options(), '-o', 'ControlMaster=no', '-T', this.host.host, `exec ${shellQuote(this.host.runnerPath)} --stdio`], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: sshEnv(),
-    });
+    // The channel's stdout is a pipe of the native relay's, which reads it on a thread of its own.
+    const [stdout, theirs] = binding.pipe();
+    let child: ChildProcess;
+    try {
+      child = spawn('ssh', [...this.options(), '-o', 'ControlMaster=no', '-T', this.host.host, `exec ${shellQuote(this.host.runnerPath)} --stdio`], {
+        stdio: ['pipe', theirs, 'pipe'],
+        env: sshEnv(),
+      });
+    } catch (error) {
+      binding.closeFd(stdout);
+      throw error;
+    } finally {
+      binding.closeFd(theirs);
+    }
     child.on('error', () => {});
     // ssh's last word (the runner missing there, the far end closing) completes the line.
     const stderr = lastLine(child);
-    return new RunnerStream(child, () => remoteErrors.hostLost(this.label, stderr()));
+    return new RunnerStream(child, stdout, () => remoteErrors.hostLost(this.label, stderr()));
   }
 
   /** Ends the master connection: every channel over it ends with it. */

@@ -1,0 +1,403 @@
+//! The SSH executor's channel relay: one thread per `shellring-runner --stdio` channel reads the frames the ssh client
+//! writes to its stdout and puts each command's output straight into that command's capture, off the JavaScript
+//! thread and without a pipe in between; the few other frames (status, output over, gone) are queued for
+//! JavaScript, which takes them in batches. Flow control is the thread itself: a capture write (a spill file on a
+//! slow disk) holds up the next read, the channel's window fills, and the runner stops reading the command's pipes.
+//!
+//! Frames (crates/runner/src/stdio_frame.rs): u32 length of what follows, kind byte, u32 command id, payload; LE.
+
+// napi-rs registers module exports only outside `cfg(test)`, so there nothing here is reachable.
+#![cfg_attr(test, allow(dead_code))]
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use napi::bindgen_prelude::{Buffer, Object};
+use napi::{Env, JsDeferred};
+use napi_derive::napi;
+use shellring_core::{registry, Stream};
+
+use crate::guard::{error, guard, id, Result, INVALID_ARGUMENT, NAPI};
+use crate::js_buffer::JsValue;
+
+const HEADER: usize = 9;
+/// The runner never sends larger frames; past this the stream is corrupt.
+const MAX_FRAME: usize = 256 << 20;
+/// One read from the channel: a whole frame of the runner's (256 KiB of output) when output streams, and no more,
+/// since every channel's thread keeps its buffer.
+const READ: usize = 256 << 10;
+const STDOUT: u8 = b'O';
+const STDERR: u8 = b'E';
+
+type Resolver = Box<dyn FnOnce(Env) -> napi::Result<Option<Buffer>> + Send>;
+type Waiter = JsDeferred<Option<Buffer>, Resolver>;
+
+#[derive(Default)]
+struct Queue {
+    /// Whole non-output frames, as they came, not yet taken.
+    frames: Vec<u8>,
+    /// Set once the thread stopped: `Some(None)` at end of stream, `Some(Some(why))` on a corrupt one.
+    ended: Option<Option<String>>,
+    waiting: Option<Waiter>,
+}
+
+#[derive(Default)]
+struct Relay {
+    /// Command id on this channel to capture id: only commands started on it receive its output.
+    routes: Mutex<HashMap<u32, u64>>,
+    queue: Mutex<Queue>,
+}
+
+impl Relay {
+    fn route(&self, command: u32) -> Option<u64> {
+        self.routes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&command)
+            .copied()
+    }
+
+    fn push(&self, frame: &[u8]) {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.frames.extend_from_slice(frame);
+        settle(&mut queue);
+    }
+
+    fn end(&self, why: Option<String>) {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.ended = Some(why);
+        settle(&mut queue);
+    }
+}
+
+/// Hands a waiting `next` what there is: the queued frames first, the end once nothing is left.
+fn settle(queue: &mut Queue) {
+    if queue.frames.is_empty() && queue.ended.is_none() {
+        return;
+    }
+    let Some(waiter) = queue.waiting.take() else {
+        return;
+    };
+    if !queue.frames.is_empty() {
+        let frames = std::mem::take(&mut queue.frames);
+        waiter.resolve(Box::new(move |_| Ok(Some(frames.into()))));
+    } else if let Some(Some(why)) = &queue.ended {
+        waiter.reject(napi::Error::from_reason(why.clone()));
+    } else {
+        waiter.resolve(Box::new(|_| Ok(None)));
+    }
+}
+
+fn relays() -> &'static Mutex<HashMap<u32, Arc<Relay>>> {
+    static RELAYS: OnceLock<Mutex<HashMap<u32, Arc<Relay>>>> = OnceLock::new();
+    RELAYS.get_or_init(Default::default)
+}
+
+fn lookup(relay: u32) -> Option<Arc<Relay>> {
+    relays()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&relay)
+        .cloned()
+}
+
+fn relay(relay: u32) -> Result<Arc<Relay>> {
+    lookup(relay).ok_or_else(|| error(INVALID_ARGUMENT, format!("unknown relay {relay}")))
+}
+
+/// Where the frame being read goes.
+enum Body {
+    /// Reading a header: `have` of its bytes so far.
+    Header { have: usize },
+    /// Output for a capture (none: a command not routed here), `left` bytes of it still to come.
+    Output {
+        capture: Option<u64>,
+        stream: Stream,
+        left: usize,
+    },
+    /// Any other frame, gathered whole for JavaScript.
+    Other { frame: Vec<u8>, left: usize },
+}
+
+struct Parser {
+    header: [u8; HEADER],
+    body: Body,
+}
+
+impl Parser {
+    fn new() -> Self {
+        Parser {
+            header: [0; HEADER],
+            body: Body::Header { have: 0 },
+        }
+    }
+
+    /// Consumes `bytes`; output goes to its capture as it arrives, never gathered. Errs on a corrupt length.
+    fn feed(&mut self, relay: &Relay, mut bytes: &[u8]) -> std::result::Result<(), String> {
+        while !bytes.is_empty() {
+            match &mut self.body {
+                Body::Header { have } => {
+                    let n = (HEADER - *have).min(bytes.len());
+                    self.header[*have..*have + n].copy_from_slice(&bytes[..n]);
+                    *have += n;
+                    bytes = &bytes[n..];
+                    if *have == HEADER {
+                        self.body = self.begin(relay)?;
+                    }
+                }
+                Body::Output {
+                    capture,
+                    stream,
+                    left,
+                } => {
+                    let n = (*left).min(bytes.len());
+                    if let Some(capture) = capture {
+                        // A capture freed early (its handle released) takes nothing more: the bytes go nowhere.
+                        let _ = registry::write(*capture, *stream, &bytes[..n]);
+                    }
+                    *left -= n;
+                    bytes = &bytes[n..];
+                }
+                Body::Other { frame, left } => {
+                    let n = (*left).min(bytes.len());
+                    frame.extend_from_slice(&bytes[..n]);
+                    *left -= n;
+                    bytes = &bytes[n..];
+                    if *left == 0 {
+                        relay.push(frame);
+                    }
+                }
+            }
+            if matches!(
+                self.body,
+                Body::Output { left: 0, .. } | Body::Other { left: 0, .. }
+            ) {
+                self.body = Body::Header { have: 0 };
+            }
+        }
+        Ok(())
+    }
+
+    fn begin(&self, relay: &Relay) -> std::result::Result<Body, String> {
+        let word = |at: usize| {
+            u32::from_le_bytes([
+                self.header[at],
+                self.header[at + 1],
+                self.header[at + 2],
+                self.header[at + 3],
+            ])
+        };
+        let length = word(0) as usize;
+        if !(5..=MAX_FRAME).contains(&length) {
+            return Err(format!("bad frame length {length}"));
+        }
+        let (kind, command, left) = (self.header[4], word(5), length - 5);
+        let stream = match kind {
+            STDOUT => Stream::Stdout,
+            STDERR => Stream::Stderr,
+            _ => {
+                let mut frame = Vec::with_capacity(HEADER + left);
+                frame.extend_from_slice(&self.header);
+                if left == 0 {
+                    relay.push(&frame);
+                }
+                return Ok(Body::Other { frame, left });
+            }
+        };
+        Ok(Body::Output {
+            capture: relay.route(command),
+            stream,
+            left,
+        })
+    }
+}
+
+/// Relays until the channel ends; returns why it ended early (a corrupt stream), if it did.
+fn run(relay: &Relay, mut channel: File) -> Option<String> {
+    let mut buf = vec![0u8; READ];
+    let mut parser = Parser::new();
+    loop {
+        match channel.read(&mut buf) {
+            // End of stream, or the channel failed under us: either way nothing more will come.
+            Ok(0) => break None,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => break None,
+            Ok(n) => {
+                if let Err(why) = parser.feed(relay, &buf[..n]) {
+                    break Some(why);
+                }
+            }
+        }
+    }
+}
+
+static NEXT_RELAY: AtomicU32 = AtomicU32::new(1);
+
+/// Starts relaying the channel whose read end is `fd` (a pipe from [`crate::pipes::pipe`]; the relay owns and
+/// closes it from now on, even on error). Returns the relay's id.
+#[napi]
+pub fn relay_start(fd: i32) -> Result<u32> {
+    guard(|| {
+        // SAFETY: the caller hands fd over; the File owns (and closes) it from here on.
+        let channel = unsafe { File::from_raw_fd(fd) };
+        // SAFETY: fcntl on an fd we own. The thread blocks on reads: that wait is its flow control.
+        unsafe {
+            libc::fcntl(
+                fd,
+                libc::F_SETFL,
+                libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK,
+            )
+        };
+        let relay = Arc::new(Relay::default());
+        let number = NEXT_RELAY.fetch_add(1, Ordering::Relaxed);
+        let thread = Arc::clone(&relay);
+        std::thread::Builder::new()
+            .name("shellring-relay".into())
+            .spawn(move || {
+                // A panic here must still end the relay (JavaScript then ends the channel), never leave it waiting;
+                // unwinding drops, and so closes, the channel.
+                let why = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run(&thread, channel)
+                }))
+                .unwrap_or_else(|_| Some("the channel relay panicked".into()));
+                thread.end(why);
+            })
+            .map_err(|e| error(NAPI, format!("cannot start the channel relay: {e}")))?;
+        relays()
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(number, relay);
+        Ok(number)
+    })
+}
+
+/// Sends the output of the channel's command `command` to `capture` (before the command's start frame goes out). A
+/// relay that has ended routes nothing: its channel is gone, and the command fails with it.
+#[napi]
+pub fn relay_route(relay_id: u32, command: u32, capture: f64) -> Result<()> {
+    guard(|| {
+        let capture = id(capture)?;
+        if let Some(relay) = lookup(relay_id) {
+            relay
+                .routes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(command, capture);
+        }
+        Ok(())
+    })
+}
+
+/// Stops sending the command's output anywhere (its result is out).
+#[napi]
+pub fn relay_unroute(relay_id: u32, command: u32) -> Result<()> {
+    guard(|| {
+        if let Some(relay) = lookup(relay_id) {
+            relay
+                .routes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&command);
+        }
+        Ok(())
+    })
+}
+
+/// The next batch of non-output frames (a Buffer of whole frames, in order), `null` once the channel ended and
+/// every frame was taken (the relay is gone then); rejects on a corrupt stream. One call waiting at a time.
+#[napi(ts_return_type = "Promise<Buffer | null>")]
+pub fn relay_next(env: Env, relay_id: u32) -> Result<JsValue> {
+    guard(|| {
+        let relay = relay(relay_id)?;
+        let (waiter, promise): (Waiter, Object<'_>) =
+            env.create_deferred().map_err(|e| error(NAPI, e))?;
+        let mut queue = relay.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        if queue.waiting.is_some() {
+            return Err(error(
+                INVALID_ARGUMENT,
+                format!("relay {relay_id} already has a call waiting"),
+            ));
+        }
+        queue.waiting = Some(waiter);
+        if queue.frames.is_empty() && queue.ended.is_some() {
+            relays()
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&relay_id);
+        }
+        settle(&mut queue);
+        Ok(JsValue::of(&promise))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shellring_core::CaptureOptions;
+
+    fn frame(kind: u8, command: u32, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = ((payload.len() + 5) as u32).to_le_bytes().to_vec();
+        bytes.push(kind);
+        bytes.extend_from_slice(&command.to_le_bytes());
+        bytes.extend_from_slice(payload);
+        bytes
+    }
+
+    #[test]
+    fn output_reaches_its_own_capture_and_other_frames_queue_whole_however_the_stream_is_cut() {
+        let status = frame(b'T', 1, b"exit 0");
+        let over = frame(b'X', 1, b"");
+        let stream = [
+            frame(b'O', 1, b"hello "),
+            status.clone(),
+            frame(b'E', 1, b"oops"),
+            frame(b'O', 2, b"for a command started elsewhere"),
+            frame(b'O', 1, b""),
+            frame(b'O', 1, b"world"),
+            over.clone(),
+        ]
+        .concat();
+        for cut in 1..=stream.len() {
+            let capture = registry::create(CaptureOptions::default()).unwrap();
+            let relay = Relay::default();
+            relay.routes.lock().unwrap().insert(1, capture);
+            let mut parser = Parser::new();
+            for chunk in stream.chunks(cut) {
+                parser.feed(&relay, chunk).unwrap();
+            }
+            assert_eq!(
+                registry::tail(capture, Stream::Stdout).unwrap(),
+                b"hello world",
+                "cut {cut}"
+            );
+            assert_eq!(
+                registry::tail(capture, Stream::Stderr).unwrap(),
+                b"oops",
+                "cut {cut}"
+            );
+            assert_eq!(
+                relay.queue.lock().unwrap().frames,
+                [status.clone(), over.clone()].concat(),
+                "cut {cut}"
+            );
+            registry::free(capture).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_length_too_short_or_too_long_is_a_corrupt_stream() {
+        let relay = Relay::default();
+        assert_eq!(
+            Parser::new().feed(&relay, &[4, 0, 0, 0, b'O', 1, 0, 0, 0]),
+            Err("bad frame length 4".into())
+        );
+        let huge = ((MAX_FRAME + 1) as u32).to_le_bytes();
+        assert!(Parser::new()
+            .feed(&relay, &[huge.as_slice(), &[b'O', 1, 0, 0, 0]].concat())
+            .is_err());
+    }
+}
