@@ -2,6 +2,7 @@
 // cpu hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
 // Only startup (finding and making this runtime's subtree) touches cgroupfs from here, synchronously; a session's
 // own cgroups are made and limited by its first command's runner, and removed asynchronously.
+import type { ConfinementPlan } from '../sandbox/plan.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,12 +43,10 @@ export class SessionCgroups {
     this.#controls = this.#controlsFor();
   }
 
-  /** Runner flags for one command of `sessionId`: its session's cgroups and their limits (the runner makes them),
-   * or a per-command process limit. Touches no file. */
-  argsFor(sessionId: string | undefined): string[] {
-    if (!this.#hierarchies.length) {
-      return this.#limits.processes === null ? [] : ['--nproc', String(this.#limits.processes)];
-    }
+  /** The runner plan's limits for one command of `sessionId`: its session's cgroups and their limits (the runner
+   * makes them), or a per-command process limit. Touches no file. */
+  planFor(sessionId: string | undefined): Pick<ConfinementPlan, 'cgroups' | 'cgroupLimits' | 'nproc'> {
+    if (!this.#hierarchies.length) return { cgroups: [], cgroupLimits: [], nproc: this.#limits.processes };
     const key = sessionId ?? '';
     let dirs = this.#sessions.get(key);
     if (!dirs) {
@@ -55,7 +54,7 @@ export class SessionCgroups {
       dirs = this.#hierarchies.map((h) => join(h.base, name));
       this.#sessions.set(key, dirs);
     }
-    return [...dirs.flatMap((dir) => ['--cgroup', dir]), ...this.#controls.flatMap((control) => ['--cgroup-limit', control])];
+    return { cgroups: dirs, cgroupLimits: this.#controls, nproc: null };
   }
 
   /** Kills whatever the session still runs in its cgroups and removes them. */

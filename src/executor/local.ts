@@ -1,4 +1,5 @@
 // The local executor: resolves requests, runs commands in supervisor workers, and hands out process handles.
+import { UNCONFINED, type ConfinementPlan } from '../sandbox/plan.js';
 import { resolve as resolvePath } from 'node:path';
 import { loadBinding } from '../native/loader.js';
 import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
@@ -259,14 +260,14 @@ export class LocalExecutor implements Executor {
   #begin(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout): void {
     // A command whose preparation outlived the executor: close() has ended every handle still preparing.
     if (this.#closed) return handle.fail(executorErrors.closed, spec.sandbox);
-    const runnerArgs = [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)];
-    if (!spec.sandbox?.shared || spec.sessionId === undefined) return this.#dispatch(handle, spec, atTimeout, runnerArgs, undefined);
+    const plan: ConfinementPlan = { ...(spec.sandbox?.plan ?? UNCONFINED), ...this.cgroups.planFor(spec.sessionId) };
+    if (!spec.sandbox?.shared || spec.sessionId === undefined) return this.#dispatch(handle, spec, atTimeout, plan, undefined);
     const key = spec.sessionId;
     this.#preparing.set(handle, key);
-    void this.sandboxes.acquire(key, runnerArgs).then(
+    void this.sandboxes.acquire(key, plan).then(
       (held) => {
         this.#preparing.delete(handle);
-        if (handle.waiting && !this.#closed) this.#dispatch(handle, spec, atTimeout, runnerArgs, held);
+        if (handle.waiting && !this.#closed) this.#dispatch(handle, spec, atTimeout, plan, held);
         else held?.release();
       },
       (error: unknown) => {
@@ -276,7 +277,7 @@ export class LocalExecutor implements Executor {
     );
   }
 
-  #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, runnerArgs: string[], held: HeldSandbox | undefined): void {
+  #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, plan: ConfinementPlan, held: HeldSandbox | undefined): void {
     const launch = new Launch(this.#hosts, {
       captureId: handle.captureId,
       command: spec.command,
@@ -288,7 +289,7 @@ export class LocalExecutor implements Executor {
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.runnerPath,
-      runnerArgs,
+      plan,
       sessionId: spec.sessionId,
       ...(held ? { serverSocket: held.socket } : {}),
     });

@@ -1,5 +1,6 @@
 // The executor seam: the Executor interface every layer above src/executor/ holds, and its requests, specs, results and
 // process handles.
+import type { ConfinementPlan } from '../sandbox/plan.js';
 import type { CaptureBackend, ObserveResult } from '../capture/types.js';
 import type { SandboxFacts } from '../contract/index.js';
 import type { WaitingFinding } from './waiting.js';
@@ -23,10 +24,10 @@ export interface ExecRequest {
   sandboxPolicy?: SandboxSpec;
 }
 
-/** How one call is confined: its mode and the runner flags that enforce it. */
+/** How one call is confined: its mode and the runner's plan that enforces it. */
 export interface SandboxSpec {
   mode: string;
-  runnerArgs: string[];
+  plan: ConfinementPlan;
   /** In the session's own mode (not an escalation): runs in the session's sandbox, shared by its calls. */
   shared?: boolean;
 }

@@ -9,6 +9,7 @@ import { remoteErrors } from '../../contract/index.js';
 import type { ExecutorConfig } from '../config.js';
 import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorTask } from '../protocol.js';
+import type { ConfinementPlan } from '../../sandbox/plan.js';
 import type { RunnerStream } from './runner-stream.js';
 import { SshConnection } from './ssh-host.js';
 
@@ -37,7 +38,7 @@ export class RemoteHosts {
     let cause: KillCause | undefined;
     let released = false;
     let ended = false;
-    const remote = { ...task, runnerArgs: remoteArgs(task.runnerArgs, this.#config.limits.processes) };
+    const remote = { ...task, plan: remotePlan(task.plan, this.#config.limits.processes) };
     this.#streamFor(task.sessionId ?? '').then(
       (stream) => {
         control = stream.start(remote, listener);
@@ -115,15 +116,10 @@ export class RemoteHosts {
   }
 }
 
-/** The runner flags for the remote host: the local cgroups mean nothing there, so a session's process limit is the
+/** The plan for the remote host: the local cgroups mean nothing there, so a session's process limit is the
  * runner's per-command rlimit instead. */
-function remoteArgs(args: string[], processes: number | null): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--cgroup' || args[i] === '--cgroup-limit' || args[i] === '--nproc') i++;
-    else kept.push(args[i]!);
-  }
-  return processes === null ? kept : ['--nproc', String(processes), ...kept];
+function remotePlan(plan: ConfinementPlan, processes: number | null): ConfinementPlan {
+  return { ...plan, cgroups: [], cgroupLimits: [], nproc: processes };
 }
 
 /** No channel to run on: the command fails as a local one that could not start, its reason once on stderr. */
