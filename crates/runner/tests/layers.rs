@@ -60,6 +60,16 @@ fn run(plan: Plan, cwd: &std::path::Path) -> (String, String) {
     )
 }
 
+/// Landlock with `ws` writable, metadata guarded by seccomp alone (no mount namespace).
+fn landlock_without_namespace(ws: String, script: &str) -> Plan {
+    Plan {
+        backend: Backend::Landlock,
+        isolation: Isolation::Seccomp,
+        writable: vec![ws],
+        ..command(script)
+    }
+}
+
 struct Tree {
     base: std::path::PathBuf,
 }
@@ -140,13 +150,7 @@ fn the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial() {
         f = t.path("side/f"),
         out = t.path("side/new"),
     );
-    let plan = Plan {
-        backend: Backend::Landlock,
-        isolation: Isolation::Seccomp,
-        writable: vec![ws],
-        ..command(&script)
-    };
-    let (status, out) = run(plan, &t.base.join("ws"));
+    let (status, out) = run(landlock_without_namespace(ws, &script), &t.base.join("ws"));
     assert!(
         status.starts_with("started ") && status.contains(" partial\n"),
         "{status}"
@@ -217,13 +221,7 @@ fn the_seccomp_fallback_refuses_a_host_shared_memory_segment_by_its_id() {
          b=ctypes.create_string_buffer(128); print(\"stat\" if l.shmctl({id},2,b)==0 else \"shmctl-refused\")'"
     );
     let ws = t.path("ws");
-    let plan = Plan {
-        backend: Backend::Landlock,
-        isolation: Isolation::Seccomp,
-        writable: vec![ws],
-        ..command(&script)
-    };
-    let (status, out) = run(plan, &t.base.join("ws"));
+    let (status, out) = run(landlock_without_namespace(ws, &script), &t.base.join("ws"));
     // Without the filter the same attach works, so the refusal is the filter's.
     let (_, unconfined) = run(command(&script), &t.base.join("ws"));
     // SAFETY: removes the segment made above.
