@@ -2,10 +2,10 @@
 // cpu hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
 // Only startup (finding and making this runtime's subtree) touches cgroupfs from here, synchronously; a session's
 // own cgroups are made and limited by its first command's runner, and removed asynchronously.
-import type { ConfinementPlan } from '../sandbox/plan.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ConfinementPlan } from '../sandbox/plan.js';
 
 export interface ResourceLimits {
   /** Processes (threads included) one session may run at once; null for no limit. */

@@ -1,5 +1,4 @@
 // The local executor: resolves requests, runs commands in supervisor workers, and hands out process handles.
-import { UNCONFINED, type ConfinementPlan } from '../sandbox/plan.js';
 import { resolve as resolvePath } from 'node:path';
 import { loadBinding } from '../native/loader.js';
 import { checkRunner, runnerPath, supervisorPath } from '../native/assets.js';
@@ -21,6 +20,7 @@ import { SessionSandboxes, type HeldSandbox } from './session-sandboxes.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
+import { UNCONFINED, type ConfinementPlan } from '../sandbox/plan.js';
 
 /** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
  * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */

@@ -1,9 +1,9 @@
 // The executor seam: the Executor interface every layer above src/executor/ holds, and its requests, specs, results and
 // process handles.
-import type { ConfinementPlan } from '../sandbox/plan.js';
 import type { CaptureBackend, ObserveResult } from '../capture/types.js';
 import type { SandboxFacts } from '../contract/index.js';
 import type { WaitingFinding } from './waiting.js';
+import type { ConfinementPlan } from '../sandbox/plan.js';
 
 export interface ExecRequest {
   command: string;

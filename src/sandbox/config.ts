@@ -1,8 +1,8 @@
 // The sandbox policy's configuration: one zod schema holds its choices and defaults for createRuntime and the Cordis plugin.
-import { SANDBOX_BACKENDS } from './plan.js';
 import { z } from 'zod';
 import { SANDBOX_MODES } from './modes.js';
 import { DEFAULT_READ_DENY, readDenyEntry } from './read-policy.js';
+import { SANDBOX_BACKENDS } from './plan.js';
 
 const absolute = z.string().refine((path) => path.startsWith('/'), { message: 'expected an absolute path' });
 
