@@ -68,7 +68,7 @@ async function runRunner(target, prefix) {
   const argv = [...prefix, runner, '--run'];
   // The request as the host encodes it: the runner's own encoding, unconfined, in the scratch directory.
   const { encode } = await import(join(root, 'dist', 'src', 'executor', 'runner-request.js'));
-  const { UNCONFINED } = await import(join(root, 'dist', 'src', 'sandbox', 'plan.js'));
+  const { UNCONFINED } = await import(join(root, 'dist', 'src', 'executor', 'confinement-plan.js'));
   const frame = encode({ cwd: scratch, plan: UNCONFINED, command, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   const result = await withStatusSocket(argv, frame);
   log(`  ran: ${argv.join(' ')} with the request for '${command}'   (fd 3: socketpair)`);

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ConfinementPlan } from '../sandbox/plan.js';
+import type { ConfinementPlan } from './confinement-plan.js';
 
 export interface ResourceLimits {
   /** Processes (threads included) one session may run at once; null for no limit. */

@@ -20,7 +20,7 @@ import { SessionSandboxes, type HeldSandbox } from './session-sandboxes.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
-import { UNCONFINED, type ConfinementPlan } from '../sandbox/plan.js';
+import { UNCONFINED, type ConfinementPlan } from './confinement-plan.js';
 
 /** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
  * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */

@@ -1,6 +1,6 @@
 // The plain-data messages between the main thread and the supervisor workers (nothing here survives as a class).
 import type { MessagePort } from 'node:worker_threads';
-import type { ConfinementPlan } from '../sandbox/plan.js';
+import type { ConfinementPlan } from './confinement-plan.js';
 import type { RunnerErrorCode } from './runner-request.js';
 import type { WaitingFinding } from './waiting.js';
 

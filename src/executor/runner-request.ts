@@ -3,7 +3,7 @@
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 import { MAX_COMMAND_BYTES, supervisionErrors } from '../contract/index.js';
-import { encodePlan, type ConfinementPlan } from '../sandbox/plan.js';
+import { encodePlan, type ConfinementPlan } from './confinement-plan.js';
 
 /** What one command asks its runner: sent on the status socket right after its descriptors. */
 export interface RunnerRequest {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { loadBinding } from '../native/loader.js';
-import type { ConfinementPlan } from '../sandbox/plan.js';
+import type { ConfinementPlan } from './confinement-plan.js';
 import { encodeSessionPlan } from './runner-request.js';
 
 /** Bytes of a runner's command line shown in ps, as for the workers' fork servers. */

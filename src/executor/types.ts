@@ -3,7 +3,7 @@
 import type { CaptureBackend, ObserveResult } from '../capture/types.js';
 import type { SandboxFacts } from '../contract/index.js';
 import type { WaitingFinding } from './waiting.js';
-import type { ConfinementPlan } from '../sandbox/plan.js';
+import type { ConfinementPlan } from './confinement-plan.js';
 
 export interface ExecRequest {
   command: string;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { SANDBOX_MODES } from './modes.js';
 import { DEFAULT_READ_DENY, readDenyEntry } from './read-policy.js';
-import { SANDBOX_BACKENDS } from './plan.js';
+import { SANDBOX_BACKENDS } from '../executor/confinement-plan.js';
 
 const absolute = z.string().refine((path) => path.startsWith('/'), { message: 'expected an absolute path' });
 

@@ -8,7 +8,7 @@ import type { SandboxSpec, SpillPlace } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical } from './workspace.js';
-import { UNCONFINED, type ConfinementPlan } from './plan.js';
+import { UNCONFINED, type ConfinementPlan } from '../executor/confinement-plan.js';
 import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { ShellringError } from '../errors.js';
 import { STAND_INS } from '../env/non-interactive.js';

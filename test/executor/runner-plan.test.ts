@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { encode, encodeSessionPlan, parse, type RunnerRequest } from '../../src/executor/runner-request.js';
-import { UNCONFINED, type ConfinementPlan } from '../../src/sandbox/plan.js';
+import { UNCONFINED, type ConfinementPlan } from '../../src/executor/confinement-plan.js';
 import { runnerPath } from '../../src/native/assets.js';
 
 /** The request as the runner decoded it (its JSON, in the host's names). */

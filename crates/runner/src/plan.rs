@@ -1,6 +1,6 @@
 //! What the runner was asked to do: the command, and the confinement to apply before it runs, decoded from the
-//! one encoding the host writes (src/sandbox/plan.ts) — positional NUL-terminated fields of the request frame:
-//! backend (`none`, `landlock`, `bubblewrap`), bubblewrap's path (empty otherwise), network (`allow`, `deny`,
+//! one encoding the host writes (src/executor/confinement-plan.ts): positional NUL-terminated fields of the request
+//! frame: backend (`none`, `landlock`, `bubblewrap`), bubblewrap's path (empty otherwise), network (`allow`, `deny`,
 //! `deny-except-unix`), isolation (`auto`, `seccomp`), view (`host`, `session`), the process limit (empty: none),
 //! then the lists writable, hidden, readable, denied, cgroups and cgroup limits (each a count, then its entries),
 //! then the command. A session sandbox gets the same fields (its command empty) as a frame on stdin.

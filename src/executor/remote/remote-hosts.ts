@@ -9,7 +9,7 @@ import { remoteErrors } from '../../contract/index.js';
 import type { ExecutorConfig } from '../config.js';
 import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorTask } from '../protocol.js';
-import type { ConfinementPlan } from '../../sandbox/plan.js';
+import type { ConfinementPlan } from '../confinement-plan.js';
 import type { RunnerStream } from './runner-stream.js';
 import { SshConnection } from './ssh-host.js';
 
