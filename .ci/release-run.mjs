@@ -43,8 +43,9 @@ function launcher(target) {
   return null;
 }
 
-/** Runs `argv` with a socket on fd 3, as the supervisor worker does; resolves with its output and status lines. */
-function withStatusSocket(argv) {
+/** Runs `argv` with a socket on fd 3 carrying the request `frame` first, as the supervisor worker does; resolves
+ * with its output and status lines. */
+function withStatusSocket(argv, frame) {
   return new Promise((resolvePromise, reject) => {
     // libuv makes an extra 'pipe' stdio entry a socketpair: the runner reads the supervisor's lifeline from it.
     const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
@@ -52,6 +53,7 @@ function withStatusSocket(argv) {
     child.stdout.on('data', (b) => chunks.stdout.push(b));
     child.stderr.on('data', (b) => chunks.stderr.push(b));
     child.stdio[3].on('data', (b) => chunks.status.push(b));
+    child.stdio[3].write(frame);
     child.on('error', reject);
     child.on('close', (code) => {
       const text = (list) => Buffer.concat(list).toString('utf8');
@@ -63,9 +65,13 @@ function withStatusSocket(argv) {
 async function runRunner(target, prefix) {
   const runner = join(artifacts, `shellring-runner.${target.abi}`);
   const command = 'echo "out from $(uname -m) bash"; echo err >&2; exit 7';
-  const argv = [...prefix, runner, '-c', command];
-  const result = await withStatusSocket(argv);
-  log(`  ran: ${argv.map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ')}   (fd 3: socketpair)`);
+  const argv = [...prefix, runner, '--run'];
+  // The request as the host encodes it: the runner's own encoding, unconfined, in the scratch directory.
+  const { encode } = await import(join(root, 'dist', 'src', 'executor', 'runner-request.js'));
+  const { UNCONFINED } = await import(join(root, 'dist', 'src', 'executor', 'confinement-plan.js'));
+  const frame = encode({ cwd: scratch, plan: UNCONFINED, command, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const result = await withStatusSocket(argv, frame);
+  log(`  ran: ${argv.join(' ')} with the request for '${command}'   (fd 3: socketpair)`);
   log(`  fd 3: ${JSON.stringify(result.status)}  stdout: ${JSON.stringify(result.stdout)}  stderr: ${JSON.stringify(result.stderr)}`);
   const ok = /^started \d+ none\nexit 7\n$/.test(result.status) && /^out from \S+ bash\n$/.test(result.stdout) && result.stderr === 'err\n';
   if (!ok) throw new Error(`${target.abi} runner: unexpected result (runner exit ${result.code})`);

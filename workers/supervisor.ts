@@ -97,7 +97,7 @@ export class Supervised {
     onSpawned: (value: LiveCommand | null) => void,
     onRunnerExit: () => void,
   ): Promise<SupervisorResult> {
-    const { captureId, command, cwd, env, stdin, runnerArgs } = this.#task;
+    const { captureId, command, cwd, env, stdin, plan } = this.#task;
     const [outRead, outWrite] = binding.pipe();
     const [errRead, errWrite] = binding.pipe();
     binding.attachReader(captureId, 0, outRead);
@@ -109,7 +109,7 @@ export class Supervised {
     let link: Socket;
     try {
       const bash = bashArguments(command, stdin);
-      link = await this.#server.launch({ cwd, args: [...runnerArgs, ...bash.args], env, stdin: bash.stdin }, outWrite, errWrite);
+      link = await this.#server.launch({ cwd, plan, command: bash.command, env, stdin: bash.stdin }, outWrite, errWrite);
     } catch (error) {
       onSpawned(null);
       onRunnerExit();
@@ -153,7 +153,8 @@ export class Supervised {
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));
       binding.finish(captureId);
-      return { kind: 'failed', error: failure, runnerFailed: started.type === 'error' };
+      if (started.type === 'error') return { kind: 'failed', error: failure, runnerFailed: true, ...(started.code ? { code: started.code } : {}) };
+      return { kind: 'failed', error: failure, runnerFailed: false };
     }
     this.#pgid = started.pid;
     onSpawned({ pgid: started.pid, runnerPid });

@@ -5,6 +5,7 @@
 // worker (see cgroup-sweep.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ConfinementPlan } from './confinement-plan.js';
 
 export interface ResourceLimits {
   /** Processes (threads included) one session may run at once; null for no limit. */
@@ -47,12 +48,10 @@ export class SessionCgroups {
     this.#controls = this.#controlsFor();
   }
 
-  /** Runner flags for one command of `sessionId`: its session's cgroups and their limits (the runner makes them),
-   * or a per-command process limit. Touches no file. */
-  argsFor(sessionId: string | undefined): string[] {
-    if (!this.#hierarchies.length) {
-      return this.#limits.processes === null ? [] : ['--nproc', String(this.#limits.processes)];
-    }
+  /** The runner plan's limits for one command of `sessionId`: its session's cgroups and their limits (the runner
+   * makes them), or a per-command process limit. Touches no file. */
+  planFor(sessionId: string | undefined): Pick<ConfinementPlan, 'cgroups' | 'cgroupLimits' | 'nproc'> {
+    if (!this.#hierarchies.length) return { cgroups: [], cgroupLimits: [], nproc: this.#limits.processes };
     const key = sessionId ?? '';
     let dirs = this.#sessions.get(key);
     if (!dirs) {
@@ -60,7 +59,7 @@ export class SessionCgroups {
       dirs = this.#hierarchies.map((h) => join(h.base, name));
       this.#sessions.set(key, dirs);
     }
-    return [...dirs.flatMap((dir) => ['--cgroup', dir]), ...this.#controls.flatMap((control) => ['--cgroup-limit', control])];
+    return { cgroups: dirs, cgroupLimits: this.#controls, nproc: null };
   }
 
   /** Kills whatever the session still runs in its cgroups and removes them (a worker does both). */

@@ -17,14 +17,15 @@ import type { HeldSandbox } from './session-sandboxes.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
+import type { ConfinementPlan } from './confinement-plan.js';
 
 /** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
  * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */
 const END_WAIT_MS = 1500;
 
-/** Where one command runs: its runner's flags, and the session sandbox it runs in (released when it is gone). */
+/** Where one command runs: its runner's plan, and the session sandbox it runs in (released when it is gone). */
 export interface Placement {
-  runnerArgs: string[];
+  plan: ConfinementPlan;
   held?: HeldSandbox;
 }
 
@@ -255,7 +256,7 @@ export abstract class ExecutorBase implements Executor {
     );
   }
 
-  #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, { runnerArgs, held }: Placement): void {
+  #dispatch(handle: StartedCommand, spec: ExecSpec, atTimeout: AtTimeout, { plan, held }: Placement): void {
     const launch = new Launch(this.hosts, {
       captureId: handle.captureId,
       command: spec.command,
@@ -267,7 +268,7 @@ export abstract class ExecutorBase implements Executor {
       graceMs: spec.graceMs,
       drainMs: this.config.drainMs,
       runnerPath: this.#runnerPath,
-      runnerArgs,
+      plan,
       sessionId: spec.sessionId,
       ...(held ? { serverSocket: held.socket } : {}),
     });

@@ -1,7 +1,7 @@
 // A started command as callers see it: live status, exit facts, observer readers, and a `done` that never rejects.
 import { STDERR, STDOUT, STREAMS, type CaptureBackend } from '../capture/types.js';
 import { executorErrors, supervisionErrors } from '../contract/index.js';
-import { RUNNER_UNAVAILABLE, type KillCause } from './protocol.js';
+import type { KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult, type SpillContext } from './stream-result.js';
 import type { WaitingFinding } from './waiting.js';
@@ -205,7 +205,7 @@ export class StartedCommand implements ProcessHandle {
       return this.#fail(supervisionErrors.workerStopped(result.error));
     }
     // A read policy this host cannot enforce: the same refusal as when no backend works at all.
-    if (result.runnerFailed && this.#sandbox && result.error.startsWith(RUNNER_UNAVAILABLE)) {
+    if (this.#sandbox && result.code === 'RUNNER_SANDBOX_UNAVAILABLE') {
       return this.#fail(executorErrors.sandboxUnavailable(this.#sandbox.mode), true);
     }
     return this.#fail(result.error, result.runnerFailed);

@@ -7,6 +7,7 @@ import { SessionCgroups } from './cgroups.js';
 import type { ExecSpec, SandboxHost } from './types.js';
 import { SessionSandboxes } from './session-sandboxes.js';
 import { ExecutorBase, within, type Placement } from './executor-base.js';
+import { UNCONFINED } from './confinement-plan.js';
 
 /** How long closing waits for the workers to kill and remove every session's cgroups (each takes at most about a
  * second of kill-and-look rounds; they run at once). */
@@ -76,11 +77,11 @@ export class LocalExecutor extends ExecutorBase {
     return this.hosts.threads;
   }
 
-  /** The call's sandbox flags and its session's limits; a call in its session's own mode runs in the session's
-   * sandbox, once that is ready (built at the session's first). */
+  /** The call's sandbox plan with its session's cgroups and limits; a call in its session's own mode runs in the
+   * session's sandbox, once that is ready (built at the session's first). */
   protected place(spec: ExecSpec): Placement | Promise<Placement> {
-    const runnerArgs = [...(spec.sandbox?.runnerArgs ?? []), ...this.cgroups.argsFor(spec.sessionId)];
-    if (!spec.sandbox?.shared || spec.sessionId === undefined) return { runnerArgs };
-    return this.sandboxes.acquire(spec.sessionId, runnerArgs).then((held) => ({ runnerArgs, ...(held ? { held } : {}) }));
+    const plan = { ...(spec.sandbox?.plan ?? UNCONFINED), ...this.cgroups.planFor(spec.sessionId) };
+    if (!spec.sandbox?.shared || spec.sessionId === undefined) return { plan };
+    return this.sandboxes.acquire(spec.sessionId, plan).then((held) => ({ plan, ...(held ? { held } : {}) }));
   }
 }

@@ -1,9 +1,8 @@
 // The plain-data messages between the main thread and the supervisor workers (nothing here survives as a class).
 import type { MessagePort } from 'node:worker_threads';
+import type { ConfinementPlan } from './confinement-plan.js';
+import type { RunnerErrorCode } from './runner-request.js';
 import type { WaitingFinding } from './waiting.js';
-
-/** How the runner's error starts when the sandbox it was asked for cannot be made here (see the runner's spawn.rs). */
-export const RUNNER_UNAVAILABLE = 'sandbox unavailable: ';
 
 export type KillCause = 'timeout' | 'abort' | 'kill';
 
@@ -22,8 +21,8 @@ export interface SupervisorTask {
   graceMs: number;
   drainMs: number;
   runnerPath: string;
-  /** Confinement flags for shellring-runner, placed before `-c <command>`. */
-  runnerArgs: string[];
+  /** How shellring-runner confines the command (with its session's cgroups and limits). */
+  plan: ConfinementPlan;
   /** The session the command belongs to (the SSH executor runs a session's commands on its host). */
   sessionId?: string;
   /** The socket of the session sandbox whose fork server forks this command's runner (else the worker's own). */
@@ -40,8 +39,9 @@ export type SupervisorResult =
       /** Processes the command left running under its runner once bash ended (they end with the runner). */
       leftover: number;
     }
-  /** `runnerFailed`: the runner reported its own failure (the command did not run), as opposed to a spawn error. */
-  | { kind: 'failed'; error: string; runnerFailed: boolean };
+  /** `runnerFailed`: the runner reported its own failure (the command did not run), as opposed to a spawn error;
+   * `code`: which, as the runner said. */
+  | { kind: 'failed'; error: string; runnerFailed: boolean; code?: RunnerErrorCode };
 
 /** bash's process group and its runner, while they run. */
 export interface LiveCommand {

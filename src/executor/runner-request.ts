@@ -3,24 +3,39 @@
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 import { MAX_COMMAND_BYTES, supervisionErrors } from '../contract/index.js';
+import { encodePlan, type ConfinementPlan } from './confinement-plan.js';
 
 /** What one command asks its runner: sent on the status socket right after its descriptors. */
 export interface RunnerRequest {
   cwd: string;
-  args: string[];
+  plan: ConfinementPlan;
+  /** What bash runs (`bash -c <command>`). */
+  command: string;
   env: Record<string, string>;
   stdin?: string;
 }
 
-/** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields, stdin last. */
-export function encode({ cwd, args, env, stdin }: RunnerRequest): Buffer {
+/** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields (cwd, the
+ * plan with its command, the environment), stdin last. */
+export function encode({ cwd, plan, command, env, stdin }: RunnerRequest): Buffer {
   const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-  const fields = [cwd, String(args.length), ...args, String(entries.length), ...entries];
+  const fields = textFields([cwd, ...encodePlan(plan, command), String(entries.length), ...entries]);
+  return framed(Buffer.concat([fields, stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)])]));
+}
+
+/** A session sandbox's plan, as the frame it reads on stdin (`shellring-runner --session --serve`). */
+export function encodeSessionPlan(plan: ConfinementPlan): Buffer {
+  return framed(textFields(encodePlan(plan, '')));
+}
+
+/** Each field NUL-terminated: none may hold a NUL itself. */
+function textFields(fields: string[]): Buffer {
   if (fields.some((field) => field.includes('\0'))) throw new Error(supervisionErrors.nulArgument);
-  const body = Buffer.concat([
-    Buffer.from(fields.map((field) => `${field}\0`).join('')),
-    stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)]),
-  ]);
+  return Buffer.from(fields.map((field) => `${field}\0`).join(''));
+}
+
+/** A u32 little-endian length, then `body`. */
+function framed(body: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32LE(body.length);
   return Buffer.concat([length, body]);
@@ -32,11 +47,15 @@ const FROM_STDIN = 'eval "$(</dev/stdin)" </dev/null';
 /** How a command reaches bash: as its own argument (`bash -c <command>`), or, past the kernel's one-argument limit
  * (MAX_ARG_STRLEN), on bash's stdin, which the runner serves from a memory file, while the command itself reads
  * /dev/null as any other does. */
-export function bashArguments(command: string, stdin: string | undefined): { args: string[]; stdin: string | undefined } {
+export function bashArguments(command: string, stdin: string | undefined): { command: string; stdin: string | undefined } {
   // The executor refuses a long command that comes with stdin of its own, so stdin is free here.
-  if (stdin === undefined && Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return { args: ['-c', FROM_STDIN], stdin: command };
-  return { args: ['-c', command], stdin };
+  if (stdin === undefined && Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return { command: FROM_STDIN, stdin: command };
+  return { command, stdin };
 }
+
+/** The stable codes of the runner's own failures (crates/runner/src/error.rs). */
+export const RUNNER_ERROR_CODES = ['RUNNER_REQUEST', 'RUNNER_SETUP', 'RUNNER_SPAWN', 'RUNNER_SANDBOX_UNAVAILABLE'] as const;
+export type RunnerErrorCode = (typeof RUNNER_ERROR_CODES)[number];
 
 /** A runner's status line (fd 3, or a `T` frame of `--stdio`) as an event. */
 export type RunnerEvent =
@@ -45,7 +64,8 @@ export type RunnerEvent =
   | { type: 'started'; pid: number; enforcement: string }
   | { type: 'exit'; code: number }
   | { type: 'signal'; signal: string }
-  | { type: 'error'; message: string }
+  /** The runner failed and the command did not run: `code` says how (absent for a line no runner writes). */
+  | { type: 'error'; code?: RunnerErrorCode; message: string }
   /** The working directory could not be entered: errno of chdir(2). */
   | { type: 'workdir'; errno: number }
   | { type: 'eof' };
@@ -63,6 +83,11 @@ export function parse(line: string): RunnerEvent {
   if (word === 'runner') return { type: 'runner', pid: Number(rest) };
   if (word === 'exit') return { type: 'exit', code: Number(rest) };
   if (word === 'signal') return { type: 'signal', signal: signalName(Number(rest)) };
+  if (word === 'error') {
+    const gap = rest.indexOf(' ');
+    const code = RUNNER_ERROR_CODES.find((known) => known === rest.slice(0, gap));
+    if (code) return { type: 'error', code, message: rest.slice(gap + 1) };
+  }
   return { type: 'error', message: rest || line };
 }
 

@@ -1,19 +1,21 @@
 // One sandbox per session: the first confined call of a session builds the session's view around a fork server
-// inside it (`shellring-runner <confinement flags> --serve`); later calls with the same confinement fork their
-// runner there. A call whose confinement differs (the session's mode or read policy changed) retires the sandbox
+// inside it (`shellring-runner --session --serve`, its plan framed on stdin); later calls with the same confinement
+// fork their runner there. A call whose confinement differs (the session's mode or read policy changed) retires the sandbox
 // and builds another; a sandbox that died is rebuilt at the next call. The main thread owns each sandbox's socket
 // and hands its number to whichever worker carries the call: every thread shares the process's descriptors.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { loadBinding } from '../native/loader.js';
+import type { ConfinementPlan } from './confinement-plan.js';
+import { encodeSessionPlan } from './runner-request.js';
 
 /** Bytes of a runner's command line shown in ps, as for the workers' fork servers. */
 const TITLE_ROOM = 4000;
 
 /** A session's sandbox while it may serve calls, and until its socket is closed. */
 interface SessionSandbox {
-  /** The confinement it was built for: the runner flags of its calls, with their cgroups. */
+  /** The confinement it was built for: the encoded plan of its calls, with their cgroups. */
   readonly key: string;
   readonly child: ChildProcess;
   /** This side of the server's socket; closed once the sandbox is gone or retired and no call holds it. */
@@ -45,11 +47,12 @@ export class SessionSandboxes {
   }
 
   /**
-   * The socket of `sessionKey`'s sandbox for a call confined by `args`, built or rebuilt as needed; undefined when
+   * The socket of `sessionKey`'s sandbox for a call confined by `plan`, built or rebuilt as needed; undefined when
    * none can be built here (no namespace, say), in which case the call is confined on its own as before.
    */
-  async acquire(sessionKey: string, args: readonly string[]): Promise<HeldSandbox | undefined> {
-    const key = JSON.stringify(args);
+  async acquire(sessionKey: string, plan: ConfinementPlan): Promise<HeldSandbox | undefined> {
+    const frame = encodeSessionPlan(plan);
+    const key = frame.toString('latin1');
     if (this.#unbuildable.get(sessionKey) === key) return undefined;
     let sandbox = this.#sessions.get(sessionKey);
     if (sandbox && sandbox.key !== key) {
@@ -58,7 +61,7 @@ export class SessionSandboxes {
     }
     if (!sandbox) {
       this.#unbuildable.delete(sessionKey);
-      sandbox = this.#build(key, args);
+      sandbox = this.#build(key, frame);
       this.#sessions.set(sessionKey, sandbox);
     }
     sandbox.holds++;
@@ -103,21 +106,24 @@ export class SessionSandboxes {
     return this.#sessions.size;
   }
 
-  #build(key: string, args: readonly string[]): SessionSandbox {
+  #build(key: string, frame: Buffer): SessionSandbox {
     const binding = loadBinding();
     const [mine, theirs] = binding.socketpair(true);
     let child: ChildProcess;
     try {
       // fd 3 is the server's socket. Spawned from the main thread, whose end (the process's) ends the sandbox. Its
       // environment holds no secret of the host: PATH to find bubblewrap, and room for its runners' titles.
-      child = spawn(this.#runnerPath, [...args, '--serve'], {
-        stdio: ['ignore', 'pipe', 'inherit', theirs],
+      child = spawn(this.#runnerPath, ['--session', '--serve'], {
+        stdio: ['pipe', 'pipe', 'inherit', theirs],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SHELLRING_TITLE_ROOM: ' '.repeat(TITLE_ROOM) },
       });
     } finally {
       binding.closeFd(theirs);
     }
     child.on('error', () => {});
+    // The plan, read before anything is built; a sandbox that died first fails its `ready` as any other.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(frame);
     child.unref();
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const sandbox: SessionSandbox = {

@@ -3,6 +3,7 @@
 import type { CaptureBackend, ObserveResult } from '../capture/types.js';
 import type { SandboxFacts } from '../contract/index.js';
 import type { WaitingFinding } from './waiting.js';
+import type { ConfinementPlan } from './confinement-plan.js';
 
 export interface ExecRequest {
   command: string;
@@ -23,10 +24,10 @@ export interface ExecRequest {
   sandboxPolicy?: SandboxSpec;
 }
 
-/** How one call is confined: its mode and the runner flags that enforce it. */
+/** How one call is confined: its mode and the runner's plan that enforces it. */
 export interface SandboxSpec {
   mode: string;
-  runnerArgs: string[];
+  plan: ConfinementPlan;
   /** In the session's own mode (not an escalation): runs in the session's sandbox, shared by its calls. */
   shared?: boolean;
 }

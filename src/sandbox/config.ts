@@ -2,13 +2,14 @@
 import { z } from 'zod';
 import { SANDBOX_MODES } from './modes.js';
 import { DEFAULT_READ_DENY, readDenyEntry } from './read-policy.js';
+import { SANDBOX_BACKENDS } from '../executor/confinement-plan.js';
 
 const absolute = z.string().refine((path) => path.startsWith('/'), { message: 'expected an absolute path' });
 
 export const sandboxConfigSchema = z
   .object({
     mode: z.enum(SANDBOX_MODES).default('read-only').describe('The standing sandbox mode of every session (a person can change one session\'s with setSandboxMode).'),
-    backend: z.enum(['landlock', 'bubblewrap']).default('landlock').describe('landlock (through shellring-runner) or bubblewrap.'),
+    backend: z.enum(SANDBOX_BACKENDS).default('landlock').describe('landlock (through shellring-runner) or bubblewrap.'),
     network: z.enum(['allow', 'deny']).default('allow').describe('Modes govern file writes; deny refuses confined commands every socket but netlink: TCP, UDP, raw and unix (see allowUnixSockets).'),
     allowUnixSockets: z
       .boolean()

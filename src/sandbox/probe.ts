@@ -1,7 +1,8 @@
 // What confinement this host can enforce: asked once of shellring-runner (Landlock) and bubblewrap, off the event loop.
 import { execFile } from 'node:child_process';
+import type { Backend } from '../executor/confinement-plan.js';
 
-export type SandboxBackend = 'landlock' | 'bubblewrap';
+export type SandboxBackend = Exclude<Backend, 'none'>;
 
 const cache = new Map<string, Promise<boolean>>();
 

@@ -1,4 +1,4 @@
-// The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, runner flags.
+// The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, the runner's plan.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -8,6 +8,7 @@ import type { SandboxSpec, SpillPlace } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical } from './workspace.js';
+import { UNCONFINED, type ConfinementPlan } from '../executor/confinement-plan.js';
 import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { ShellringError } from '../errors.js';
 import { STAND_INS } from '../env/non-interactive.js';
@@ -31,7 +32,7 @@ export interface SandboxConfig {
   readDeny?: readonly string[];
 }
 
-/** One call's confinement: the runner flags, extra environment, and the canonical workspace root. */
+/** One call's confinement: the runner's plan, extra environment, and the canonical workspace root. */
 export interface Confinement {
   policy: SandboxSpec;
   env: Record<string, string>;
@@ -102,20 +103,19 @@ export class Sandbox {
    * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
    */
   async confine(mode: SandboxMode, root: string, sessionId: string | undefined): Promise<Confinement> {
-    if (mode === 'danger-full-access') return { policy: { mode, runnerArgs: [] }, env: {}, root };
+    if (mode === 'danger-full-access') return { policy: { mode, plan: UNCONFINED }, env: {}, root };
     const { backend, bwrapPath, network, allowUnixSockets } = this.#config;
     if (!(await backendUsable(backend, this.#runner, bwrapPath))) {
       throw new ShellringError('SANDBOX_UNAVAILABLE', executorErrors.sandboxUnavailable(mode));
     }
-    const args = backend === 'landlock' ? ['--landlock'] : ['--bwrap', bwrapPath];
-    if (network === 'deny') args.push('--deny-network', ...(allowUnixSockets ? ['--allow-unix-sockets'] : []));
     // Other sessions' spill files and temporary directories: empty in this command's view.
-    for (const path of [...this.#hidden, await this.#tmpRootDir()]) args.push('--hide', path);
+    const hidden = [...this.#hidden, await this.#tmpRootDir()];
+    const writable: string[] = [];
     const env: Record<string, string> = {};
     if (mode === 'workspace-write') {
       this.#checkRoot(root);
       const tmp = await this.#tmpFor(sessionId);
-      args.push('--rw', root, '--rw', tmp);
+      writable.push(root, tmp);
       env.TMPDIR = tmp;
       // The home directory is out of view (or read-only): caches go to the session's own TMPDIR, so package
       // managers (npm ci, pip) work in the session view and their caches last as long as the session.
@@ -125,14 +125,22 @@ export class Sandbox {
     // Its own spill directory is shown once it exists (a bind needs it), unless it could not be made.
     const spill = this.#spillDirFor(sessionId);
     const spillDir = spill && (await spill.made) === undefined ? spill.dir : undefined;
-    args.push(...(await this.#readArgs(mode, root, spillDir)));
+    const plan: ConfinementPlan = {
+      ...UNCONFINED,
+      backend,
+      ...(backend === 'bubblewrap' ? { bwrapPath } : {}),
+      network: network === 'allow' ? 'allow' : allowUnixSockets ? 'deny-except-unix' : 'deny',
+      writable,
+      hidden,
+      ...(await this.#readPolicy(mode, root, spillDir)),
+    };
     // The session's own mode runs in the session's sandbox; an escalated call gets a sandbox of its own.
     const shared = sessionId !== undefined && mode === this.modeFor(sessionId);
-    return { policy: { mode, runnerArgs: args, ...(shared ? { shared } : {}) }, env, root };
+    return { policy: { mode, plan, ...(shared ? { shared } : {}) }, env, root };
   }
 
-  /** The read policy's runner flags: the view, what it shows read-only, and the denied paths. */
-  async #readArgs(mode: SandboxMode, root: string, spill: string | undefined): Promise<string[]> {
+  /** The read policy's part of the plan: the view, what it shows read-only, and the denied paths. */
+  async #readPolicy(mode: SandboxMode, root: string, spill: string | undefined): Promise<Pick<ConfinementPlan, 'view' | 'readable' | 'denied'>> {
     const session = (this.#config.read ?? 'session') === 'session';
     // Looked up side by side: the homes, the resolver and the denied paths outside the homes.
     const listed = homes();
@@ -152,10 +160,7 @@ export class Sandbox {
       const resolver = await resolved;
       if (resolver) shown.push(resolver);
     }
-    const args = session ? ['--view', 'session'] : [];
-    for (const path of shown) args.push('--ro', path);
-    for (const path of await denied) args.push('--deny', path);
-    return args;
+    return { view: session ? 'session' : 'host', readable: shown, denied: await denied };
   }
 
   /** Removes the session's temp directory off the event loop (a command may have left large files there). */

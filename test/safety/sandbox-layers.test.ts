@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
+import { UNCONFINED, type ConfinementPlan } from '../../src/executor/confinement-plan.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-layers-')));
 const ws = join(base, 'ws');
@@ -32,18 +33,15 @@ function sideFile(name: string): string {
 
 const mode = (path: string) => statSync(path).mode & 0o7777;
 
-function confined(command: string, isolation: string[]) {
-  const runnerArgs = ['--landlock', ...isolation, '--rw', ws];
-  return executor.run(executor.resolve({ command, sandboxPolicy: { mode: 'workspace-write', runnerArgs } }));
+function confined(command: string, isolation: ConfinementPlan['isolation']) {
+  const plan: ConfinementPlan = { ...UNCONFINED, backend: 'landlock', isolation, writable: [ws] };
+  return executor.run(executor.resolve({ command, sandboxPolicy: { mode: 'workspace-write', plan } }));
 }
 
 describe('with the mount layer off (seccomp isolation)', () => {
   it('the Landlock ruleset alone keeps new files inside the writable root', async () => {
     const outside = join(side, 'landlock-new');
-    const result = await confined(`echo in > in && echo write-in-ok; echo out > ${outside} || echo write-out-refused`, [
-      '--isolation',
-      'seccomp',
-    ]);
+    const result = await confined(`echo in > in && echo write-in-ok; echo out > ${outside} || echo write-out-refused`, 'seccomp');
     expect(result.sandbox?.enforcement).toBe('partial');
     expect(result.stdout.text).toBe('write-in-ok\nwrite-out-refused\n');
     expect(result.stderr.text).toContain('Permission denied');
@@ -52,10 +50,7 @@ describe('with the mount layer off (seccomp isolation)', () => {
 
   it('the seccomp filter alone refuses a change of mode, outside the root and inside it', async () => {
     const file = sideFile('seccomp');
-    const result = await confined(`chmod 777 ${file} || echo outside-refused; echo in > in2 && chmod +x in2 || echo inside-refused`, [
-      '--isolation',
-      'seccomp',
-    ]);
+    const result = await confined(`chmod 777 ${file} || echo outside-refused; echo in > in2 && chmod +x in2 || echo inside-refused`, 'seccomp');
     expect(result.stdout.text).toBe('outside-refused\ninside-refused\n');
     expect(result.stderr.text).toContain('Operation not permitted');
     expect(mode(file)).toBe(0o644);
@@ -66,7 +61,7 @@ describe('with the mount layer off (seccomp isolation)', () => {
 describe('with the mount layer on', () => {
   it('the read-only mounts alone refuse a change of mode outside the root, while one inside it works', async () => {
     const file = sideFile('mount');
-    const result = await confined(`chmod 777 ${file} || echo outside-refused; echo in > in3 && chmod +x in3 && echo inside-ok`, []);
+    const result = await confined(`chmod 777 ${file} || echo outside-refused; echo in > in3 && chmod +x in3 && echo inside-ok`, 'auto');
     expect(result.sandbox?.enforcement).toBe('full');
     expect(result.stdout.text).toBe('outside-refused\ninside-ok\n');
     expect(result.stderr.text).toContain('Read-only file system');

@@ -2,7 +2,10 @@
 #![doc = include_str!("../README.md")]
 
 pub mod caps;
+pub mod check;
+pub mod error;
 pub mod fds;
+pub mod fields;
 pub mod host_pid;
 pub mod keyring;
 pub mod landlock;

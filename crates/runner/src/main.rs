@@ -3,56 +3,75 @@
 //!
 //! Protocol (one line each, on fd 3, a socket whose peer is the supervising Node process):
 //! `started <pid> <enforcement>` once the command runs (`none`, `full` or `partial`), then `exit <code>` or
-//! `signal <number>` the moment it ends, or `error <what>: <reason>` when the runner itself failed and the command did
-//! not run. Nothing the command prints travels on fd 3, and the runner's own exit code carries nothing, so no output
-//! or exit status the command chooses can pass for a runner failure, nor the other way round.
+//! `signal <number>` the moment it ends, or `error <code> <what>: <reason>` when the runner itself failed and the
+//! command did not run (the codes: `error::RunnerError`). Nothing the command prints travels on fd 3, and the
+//! runner's own exit code carries nothing, so no output or exit status the command chooses can pass for a runner
+//! failure, nor the other way round.
 //! The runner lives until every descendant has ended. When fd 3 reaches end-of-file (the supervisor closed it or
 //! its process died), the runner's parent dies, or the runner gets SIGTERM/SIGINT/SIGHUP, it SIGKILLs every
 //! descendant, including those that left the process group with `setsid` or a double fork: as the child subreaper
 //! it inherits them all.
 //! `--probe` prints what this kernel enforces, as one JSON line on stdout.
+//! `--run` reads the command's request frame (see `request`) from fd 3 before anything else.
 //! `--serve` makes this process a fork server on fd 3 (see `serve`): it forks a runner per command it is sent;
-//! after confinement flags, a session sandbox with such a server inside (see `session`).
+//! `--session --serve`, a session sandbox with such a server inside (see `session`), its plan framed on stdin.
+//! `--check-request` prints a request frame read on stdin as decoded (the host's encoder is tested against it).
 //! `--stdio` serves many commands over stdin and stdout, framed (see `stdio`): the remote end of an SSH channel.
 
-use shellring_runner::{host_pid, limits, plan, probe, serve, session, status, stdio, supervise};
+use shellring_runner::{
+    check, host_pid, limits, plan, probe, request, serve, session, status, stdio, supervise,
+};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let plan = match plan::parse(&args) {
+    match plan::parse(&args) {
+        Ok(plan::Invocation::Run) => run(),
         Ok(plan::Invocation::Probe) => {
             println!("{}", probe::json());
-            return ExitCode::SUCCESS;
+            ExitCode::SUCCESS
         }
-        Ok(plan::Invocation::Run(plan)) => plan,
-        Ok(plan::Invocation::Serve) => return served(|socket| serve::serve(socket, false)),
+        Ok(plan::Invocation::Serve) => served(|socket| serve::serve(socket, false)),
         Ok(plan::Invocation::ServeInside { host_proc }) => {
             host_pid::adopt(host_proc);
-            return served(|socket| serve::serve(socket, true));
+            served(|socket| serve::serve(socket, true))
         }
-        Ok(plan::Invocation::Stdio) => return ExitCode::from(stdio::serve()),
-        Ok(plan::Invocation::SessionServe(plan)) => {
-            return served(|socket| session::serve(plan, socket))
+        Ok(plan::Invocation::Stdio) => ExitCode::from(stdio::serve()),
+        Ok(plan::Invocation::SessionServe) => served(session::serve),
+        Ok(plan::Invocation::CheckRequest) => {
+            match request::read(&mut std::io::stdin().lock()) {
+                Ok(request) => {
+                    println!("{}", check::json(&request));
+                    ExitCode::SUCCESS
+                }
+                Err(message) => {
+                    eprintln!("shellring-runner: {message}");
+                    ExitCode::from(1)
+                }
+            }
         }
         Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
             let error = limits::exec_limited(nproc, &argv);
             eprintln!("shellring-runner: {error}");
-            return ExitCode::from(127);
+            ExitCode::from(127)
         }
         Err(message) => {
             eprintln!("shellring-runner: {message}\n{}", plan::USAGE);
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-    };
+    }
+}
+
+/// One command, its request read from the status socket on fd 3.
+fn run() -> ExitCode {
     let Some(status) = status::Status::from_fd(3) else {
         eprintln!("shellring-runner: fd 3 is not open; it must be the status socket");
         return ExitCode::from(2);
     };
-    match supervise::run(&plan, &status, supervise::Parent::Supervisor) {
-        supervise::Ended::Ran => ExitCode::SUCCESS,
-        supervise::Ended::NotStarted => ExitCode::from(1),
+    match serve::run_read(&status, None, false, supervise::Parent::Supervisor) {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
     }
 }
 

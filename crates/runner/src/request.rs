@@ -1,16 +1,20 @@
-//! One command's request as the fork server's child reads it from its status socket: working directory, runner
-//! arguments, environment and stdin, in one length-prefixed frame the host writes right after handing over the fds.
+//! One command's request as the fork server's child reads it from its status socket: working directory, the plan
+//! (confinement and command, see `plan`), environment and stdin, in one length-prefixed frame the host writes right
+//! after handing over the fds (src/executor/runner-request.ts).
 //!
-//! Frame: a little-endian u32 length, then NUL-terminated fields — cwd, the argument count, the arguments, the
-//! environment count, the `NAME=value` entries — then `-` (no stdin) or `+` followed by the stdin bytes to the end.
+//! Frame: a little-endian u32 length, then NUL-terminated fields — cwd, the plan's fields, the environment count,
+//! the `NAME=value` entries — then `-` (no stdin) or `+` followed by the stdin bytes to the end.
 //! None of the text fields can hold a NUL (the host refuses such commands), and stdin comes last, so it may.
 
 use std::io::Read;
 
+use crate::fields::{framed, Fields, Writer};
+use crate::plan::Plan;
+
 #[derive(Debug, PartialEq, Eq)]
 pub struct Request {
     pub cwd: String,
-    pub args: Vec<String>,
+    pub plan: Plan,
     pub env: Vec<(String, String)>,
     pub stdin: Option<Vec<u8>>,
 }
@@ -18,11 +22,11 @@ pub struct Request {
 /// The largest frame accepted: commands and environments are far smaller; this only stops a corrupt length.
 const MAX_FRAME: usize = 256 << 20;
 
-/// Reads one frame (blocking).
+/// Reads one frame's body (blocking).
 ///
 /// # Errors
-/// End-of-file before a whole frame, an I/O error, or a frame that does not parse.
-pub fn read(from: &mut impl Read) -> Result<Request, String> {
+/// End-of-file before a whole frame, an I/O error, or a length too large.
+pub fn read_frame(from: &mut impl Read) -> Result<Vec<u8>, String> {
     let mut length = [0u8; 4];
     from.read_exact(&mut length)
         .map_err(|e| format!("request: {e}"))?;
@@ -33,49 +37,39 @@ pub fn read(from: &mut impl Read) -> Result<Request, String> {
     let mut body = vec![0u8; length];
     from.read_exact(&mut body)
         .map_err(|e| format!("request: {e}"))?;
-    parse(&body)
+    Ok(body)
+}
+
+/// Reads one request (blocking).
+///
+/// # Errors
+/// As `read_frame`, or a frame that does not parse.
+pub fn read(from: &mut impl Read) -> Result<Request, String> {
+    parse(&read_frame(from)?)
 }
 
 /// # Errors
 /// A message naming what is missing or malformed.
 pub fn parse(body: &[u8]) -> Result<Request, String> {
-    let mut rest = body;
-    let mut field = || -> Result<String, String> {
-        let end = rest
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or("request: a field is not terminated")?;
-        let text = std::str::from_utf8(&rest[..end])
-            .map_err(|_| "request: a field is not UTF-8")?
-            .to_owned();
-        rest = &rest[end + 1..];
-        Ok(text)
-    };
-    let count = |text: String| {
-        text.parse::<usize>()
-            .map_err(|_| format!("request: not a count: {text:?}"))
-    };
-    let cwd = field()?;
-    let args = (0..count(field()?)?)
-        .map(|_| field())
-        .collect::<Result<Vec<_>, _>>()?;
-    let env = (0..count(field()?)?)
-        .map(|_| {
-            let entry = field()?;
-            let (name, value) = entry
-                .split_once('=')
-                .ok_or_else(|| format!("request: not NAME=value: {entry:?}"))?;
-            Ok((name.to_owned(), value.to_owned()))
+    let mut fields = Fields::new(body);
+    let cwd = fields.text()?;
+    let plan = Plan::decode(&mut fields)?;
+    let env = fields
+        .list()?
+        .into_iter()
+        .map(|entry| match entry.split_once('=') {
+            Some((name, value)) => Ok((name.to_owned(), value.to_owned())),
+            None => Err(format!("request: not NAME=value: {entry:?}")),
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let stdin = match rest.split_first() {
+    let stdin = match fields.rest().split_first() {
         Some((b'-', [])) => None,
         Some((b'+', bytes)) => Some(bytes.to_vec()),
         _ => return Err("request: the stdin marker is missing".into()),
     };
     Ok(Request {
         cwd,
-        args,
+        plan,
         env,
         stdin,
     })
@@ -83,39 +77,34 @@ pub fn parse(body: &[u8]) -> Result<Request, String> {
 
 /// The frame for a request (the host builds the same bytes; this one serves the tests).
 pub fn encode(request: &Request) -> Vec<u8> {
-    let mut body = Vec::new();
-    let mut field = |text: &str| {
-        body.extend_from_slice(text.as_bytes());
-        body.push(0);
-    };
-    field(&request.cwd);
-    field(&request.args.len().to_string());
-    request.args.iter().for_each(|a| field(a));
-    field(&request.env.len().to_string());
-    request
-        .env
-        .iter()
-        .for_each(|(k, v)| field(&format!("{k}={v}")));
+    let mut out = Writer::default();
+    out.text(&request.cwd);
+    request.plan.encode(&mut out);
+    let env: Vec<String> = request.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    out.list(&env);
     match &request.stdin {
-        None => body.push(b'-'),
+        None => out.body.push(b'-'),
         Some(bytes) => {
-            body.push(b'+');
-            body.extend_from_slice(bytes);
+            out.body.push(b'+');
+            out.body.extend_from_slice(bytes);
         }
     }
-    let mut frame = (body.len() as u32).to_le_bytes().to_vec();
-    frame.extend_from_slice(&body);
-    frame
+    framed(&out.body)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Backend;
 
     fn sample(stdin: Option<&[u8]>) -> Request {
         Request {
             cwd: "/work".into(),
-            args: vec!["--landlock".into(), "-c".into(), "echo a=b".into()],
+            plan: Plan {
+                backend: Backend::Landlock,
+                command: "echo a=b".into(),
+                ..Plan::default()
+            },
             env: vec![
                 ("PATH".into(), "/bin".into()),
                 ("EMPTY".into(), String::new()),
@@ -123,6 +112,13 @@ mod tests {
             ],
             stdin: stdin.map(<[u8]>::to_vec),
         }
+    }
+
+    /// A plan with nothing set: backend none, network allowed, auto isolation, host view, no limit, no lists.
+    const PLAIN: &[u8] = b"none\0\0allow\0auto\0host\0\x000\x000\x000\x000\x000\x000\0";
+
+    fn body(parts: &[&[u8]]) -> Vec<u8> {
+        parts.concat()
     }
 
     #[test]
@@ -141,19 +137,19 @@ mod tests {
             "request: failed to fill whole buffer"
         );
         assert_eq!(
-            parse(b"/w\0x\0").unwrap_err(),
+            parse(&body(&[b"/w\0", PLAIN, b"x\0x\0"])).unwrap_err(),
             "request: not a count: \"x\""
         );
         assert_eq!(
-            parse(b"/w\x001\0-c").unwrap_err(),
+            parse(&body(&[b"/w\0", PLAIN, b"x"])).unwrap_err(),
             "request: a field is not terminated"
         );
         assert_eq!(
-            parse(b"/w\x000\x001\0PATH\0-").unwrap_err(),
+            parse(&body(&[b"/w\0", PLAIN, b"x\x001\0PATH\0-"])).unwrap_err(),
             "request: not NAME=value: \"PATH\""
         );
         assert_eq!(
-            parse(b"/w\x000\x000\0").unwrap_err(),
+            parse(&body(&[b"/w\0", PLAIN, b"x\x000\0"])).unwrap_err(),
             "request: the stdin marker is missing"
         );
         assert_eq!(

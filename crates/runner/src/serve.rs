@@ -19,7 +19,8 @@ use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, ForkResult, Pid};
 
-use crate::plan::{self, Invocation, Plan};
+use crate::error::RunnerError;
+use crate::plan::Plan;
 use crate::status::Status;
 use crate::{host_pid, proc_tree, request, signals, supervise, title};
 
@@ -236,27 +237,37 @@ fn runner(status: OwnedFd, out: OwnedFd, err: OwnedFd, inside: bool) -> i32 {
     let status = Status::new(status);
     // First, so the worker can wake or kill this runner even before the command starts.
     status.line(&format!("runner {}", host_pid::own()));
-    let request = match request::read(&mut Reader(status.fd())) {
-        Ok(request) => request,
+    run_read(&status, Some((out, err)), inside, supervise::Parent::Server)
+}
+
+/// Reads the request from the status socket and supervises it (`stdio`: the command's stdout and stderr, else the
+/// runner's own).
+pub fn run_read(
+    status: &Status,
+    stdio: Option<(OwnedFd, OwnedFd)>,
+    inside: bool,
+    parent: supervise::Parent,
+) -> i32 {
+    match request::read(&mut Reader(status.fd())) {
+        Ok(request) => run_request(status, stdio, request, inside, parent),
         Err(e) => {
-            status.line(&format!("error {e}"));
-            return 1;
+            status.line(&RunnerError::Request(e).line());
+            1
         }
-    };
-    run_request(&status, out, err, &request, inside)
+    }
 }
 
 /// Supervises one parsed request in a freshly forked, single-threaded child whose status channel is `status`
 /// (`inside`: the child of a session sandbox's server).
 pub(crate) fn run_request(
     status: &Status,
-    out: OwnedFd,
-    err: OwnedFd,
-    request: &request::Request,
+    stdio: Option<(OwnedFd, OwnedFd)>,
+    request: request::Request,
     inside: bool,
+    parent: supervise::Parent,
 ) -> i32 {
-    if let Err(e) = take_stdio(out, err, request.stdin.as_deref()) {
-        status.line(&format!("error spawn: stdio: {e}"));
+    if let Err(e) = take_stdio(stdio, request.stdin.as_deref()) {
+        status.line(&RunnerError::Setup(format!("spawn: stdio: {e}")).line());
         return 1;
     }
     if let Err(e) = std::env::set_current_dir(&request.cwd) {
@@ -272,26 +283,20 @@ pub(crate) fn run_request(
     for (name, value) in &request.env {
         std::env::set_var(name, value);
     }
-    title::set(&format!("shellring-runner {}", request.args.join(" ")));
-    let plan = match plan::parse(&request.args) {
-        Ok(Invocation::Run(plan)) => Plan { inside, ..plan },
-        Ok(_) => {
-            status.line("error request: not a command");
-            return 1;
-        }
-        Err(e) => {
-            status.line(&format!("error request: {e}"));
-            return 1;
-        }
+    let plan = Plan {
+        inside,
+        ..request.plan
     };
-    match supervise::run(&plan, status, supervise::Parent::Server) {
+    title::set(&plan.title());
+    match supervise::run(&plan, status, parent) {
         supervise::Ended::Ran => 0,
         supervise::Ended::NotStarted => 1,
     }
 }
 
-/// stdout and stderr onto fds 1 and 2; stdin from a memory file holding the request's bytes, else /dev/null.
-fn take_stdio(out: OwnedFd, err: OwnedFd, stdin: Option<&[u8]>) -> std::io::Result<()> {
+/// stdout and stderr onto fds 1 and 2 (when given); stdin from a memory file holding the request's bytes, else
+/// /dev/null.
+fn take_stdio(stdio: Option<(OwnedFd, OwnedFd)>, stdin: Option<&[u8]>) -> std::io::Result<()> {
     use rustix::fs::{memfd_create, open, MemfdFlags, Mode, OFlags};
     let input = match stdin {
         Some(bytes) => {
@@ -305,7 +310,11 @@ fn take_stdio(out: OwnedFd, err: OwnedFd, stdin: Option<&[u8]>) -> std::io::Resu
         }
         None => open("/dev/null", OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?,
     };
-    for (fd, target) in [(input, 0), (out, 1), (err, 2)] {
+    let mut fds = vec![(input, 0)];
+    if let Some((out, err)) = stdio {
+        fds.extend([(out, 1), (err, 2)]);
+    }
+    for (fd, target) in fds {
         // SAFETY: dup2 onto the standard descriptors of this process; the source is dropped (closed) after.
         if unsafe { libc::dup2(fd.as_raw_fd(), target) } < 0 {
             return Err(std::io::Error::last_os_error());

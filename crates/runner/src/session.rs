@@ -1,4 +1,4 @@
-//! A session sandbox (`[confinement flags] --serve`): the session's view, built once — its cgroups joined, a fresh
+//! A session sandbox (`--session --serve`, its plan framed on stdin): the session's view, built once — its cgroups joined, a fresh
 //! session keyring, its mount, IPC, pid and (with the network denied) network namespaces, bubblewrap's filter —
 //! around a fork server inside it, whose runners add only their command's own Landlock domain (made from the one
 //! ruleset the server built for the session), seccomp filter, limits and lifeline. Says `ready` on stdout once that server serves; otherwise `error <what>` and exits, and the
@@ -6,16 +6,21 @@
 
 use std::os::fd::{AsRawFd, OwnedFd};
 
+use crate::error::RunnerError;
 use crate::landlock::{self, Ruleset};
-use crate::plan::{Backend, Plan};
-use crate::{fds, host_pid, keyring, limits, mount_ns, pid_ns, seccomp, serve, spawn};
+use crate::plan::{self, Backend, Plan};
+use crate::{fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn};
 
-/// Builds the sandbox and serves inside it; returns the exit code of the process left outside.
-pub fn serve(plan: Plan, socket: OwnedFd) -> u8 {
-    match build(plan, socket) {
+/// Reads the plan on stdin, builds the sandbox and serves inside it; returns the exit code of the process left
+/// outside.
+pub fn serve(socket: OwnedFd) -> u8 {
+    let plan = request::read_frame(&mut std::io::stdin().lock())
+        .and_then(|body| plan::session_plan(&body))
+        .map_err(RunnerError::Request);
+    match plan.and_then(|plan| build(plan, socket).map_err(RunnerError::Setup)) {
         Ok(code) => code,
-        Err(message) => {
-            println!("error {message}");
+        Err(error) => {
+            println!("{}", error.line());
             1
         }
     }

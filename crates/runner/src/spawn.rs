@@ -11,6 +11,7 @@ use nix::unistd::{fork, ForkResult, Pid};
 
 use seccompiler::BpfProgram;
 
+use crate::error::RunnerError;
 use crate::landlock::{self, Ruleset};
 use crate::plan::{Backend, Isolation, Plan, View};
 use crate::{caps, fds, keyring, limits, mount_ns, pid_ns, seccomp, view};
@@ -37,8 +38,7 @@ const STAGE_UNAVAILABLE: u32 = 10;
 /// The pid namespace's first process (or bash's) could not be forked.
 const STAGE_PID_NS: u32 = 11;
 
-/// The runner's failure text when the read policy cannot be enforced here; the host reports it as the sandbox
-/// being unavailable.
+/// The runner's failure text when the read policy cannot be enforced here (reported as `SandboxUnavailable`).
 pub const UNAVAILABLE: &str = "sandbox unavailable: the session view needs a mount namespace";
 /// A namespace step failed half-way: `STAGE_NAMESPACE + index into mount_ns::STEPS`.
 const STAGE_NAMESPACE: u32 = 100;
@@ -64,7 +64,7 @@ struct Layers {
 
 /// # Errors
 /// The stage and OS error text when preparing, forking, confining or exec'ing failed; nothing ran then.
-pub fn command(plan: &Plan) -> Result<Spawned, String> {
+pub fn command(plan: &Plan) -> Result<Spawned, RunnerError> {
     // Everything that allocates happens before the fork: after it, only async-signal-safe calls are allowed.
     let (layers, mut enforcement) = layers(plan)?;
     let argv_owned = argv(plan, layers.bwrap_seccomp.as_ref().map(|fd| fd.as_raw_fd()))?;
@@ -77,7 +77,7 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
         nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("spawn: {e}"))?;
     // SAFETY: the child only calls async-signal-safe functions (no allocation, no locks) before exec or _exit.
     let pid = match unsafe { fork() } {
-        Err(e) => return Err(format!("spawn: {e}")),
+        Err(e) => return Err(RunnerError::Setup(format!("spawn: {e}"))),
         Ok(ForkResult::Child) => {
             // SAFETY: we are the freshly forked child; argv is a NULL-terminated array of live C strings.
             unsafe { child(report_write.as_raw_fd(), argv.as_ptr(), &layers, parent) }
@@ -117,10 +117,12 @@ pub fn command(plan: &Plan) -> Result<Spawned, String> {
                 }
                 _ => format!("spawn {}", argv_owned[0].to_string_lossy()),
             };
-            Err(format!(
-                "{what}: {}",
-                std::io::Error::from_raw_os_error(errno)
-            ))
+            let why = format!("{what}: {}", std::io::Error::from_raw_os_error(errno));
+            Err(if stage == STAGE_UNAVAILABLE {
+                RunnerError::SandboxUnavailable(why)
+            } else {
+                RunnerError::Spawn(why)
+            })
         }
     }
 }
@@ -141,7 +143,7 @@ fn read_report(pipe: &OwnedFd) -> Option<(u32, i32)> {
     })
 }
 
-fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
+fn layers(plan: &Plan) -> Result<(Layers, &'static str), RunnerError> {
     let confined = !matches!(plan.backend, Backend::None);
     let filter = if confined {
         Some(seccomp::command_filter(
@@ -186,7 +188,7 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), String> {
         }
         Backend::Landlock => {
             if session && plan.isolation == Isolation::Seccomp {
-                return Err(UNAVAILABLE.into());
+                return Err(RunnerError::SandboxUnavailable(UNAVAILABLE.into()));
             }
             let abi = landlock::abi();
             let policy = landlock::Policy::of(plan);
@@ -511,8 +513,11 @@ mod tests {
         ))
         .err()
         .unwrap();
+        assert_eq!(error.code(), "RUNNER_SPAWN");
         assert!(
-            error.starts_with("spawn /nonexistent/bwrap: No such file or directory"),
+            error
+                .to_string()
+                .starts_with("spawn /nonexistent/bwrap: No such file or directory"),
             "{error}"
         );
     }
@@ -520,6 +525,9 @@ mod tests {
     #[test]
     fn a_nul_byte_is_refused_before_forking() {
         let error = command(&plan("echo \0", Backend::None)).err().unwrap();
-        assert_eq!(error, "spawn: an argument contains a NUL byte");
+        assert_eq!(
+            error,
+            RunnerError::Spawn("spawn: an argument contains a NUL byte".into())
+        );
     }
 }

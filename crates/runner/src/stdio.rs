@@ -19,7 +19,9 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::socket::{shutdown, socketpair, AddressFamily, Shutdown, SockFlag, SockType};
 use nix::unistd::{fork, ForkResult, Pid};
 
+use crate::error::RunnerError;
 use crate::serve::{become_server, run_request, set_dumpable, Server};
+use crate::supervise::Parent;
 use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
 use crate::{proc_tree, request, signals};
@@ -248,7 +250,7 @@ impl Mux {
     fn start(&mut self, id: u32, body: &[u8], sfd: &nix::sys::signalfd::SignalFd) {
         let request = match request::parse(body) {
             Ok(request) => request,
-            Err(e) => return self.refuse(id, &format!("error {e}")),
+            Err(e) => return self.refuse(id, &RunnerError::Request(e).line()),
         };
         let made = (|| -> nix::Result<_> {
             let (status, theirs) = socketpair(
@@ -262,13 +264,8 @@ impl Mux {
             Ok((status, theirs, out_read, out_write, err_read, err_write))
         })();
         let Ok((status, theirs, out_read, out_write, err_read, err_write)) = made else {
-            return self.refuse(
-                id,
-                &format!(
-                    "error spawn: {}",
-                    made.err().map(|e| e.to_string()).unwrap_or_default()
-                ),
-            );
+            let why = made.err().map(|e| e.to_string()).unwrap_or_default();
+            return self.refuse(id, &RunnerError::Setup(format!("spawn: {why}")).line());
         };
         // The command's ends block as any pipe would; only ours are non-blocking. A larger pipe (where the limit
         // allows) lets one read take a whole chunk.
@@ -302,7 +299,13 @@ impl Mux {
                     let _ = nix::unistd::close(fd);
                 }
                 set_dumpable(true);
-                let code = run_request(&Status::new(theirs), out_write, err_write, &request, false);
+                let code = run_request(
+                    &Status::new(theirs),
+                    Some((out_write, err_write)),
+                    request,
+                    false,
+                    Parent::Server,
+                );
                 // SAFETY: ends this child at once, with no unwinding into the server's loop.
                 unsafe { libc::_exit(code) };
             }
@@ -325,7 +328,7 @@ impl Mux {
                 };
                 self.commands.insert(id, command);
             }
-            Err(e) => self.refuse(id, &format!("error spawn: fork: {e}")),
+            Err(e) => self.refuse(id, &RunnerError::Setup(format!("spawn: fork: {e}")).line()),
         }
     }
 

@@ -8,6 +8,7 @@ use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use std::os::fd::AsFd;
 
+use crate::error::RunnerError;
 use crate::plan::Plan;
 use crate::status::Status;
 use crate::{host_pid, proc_tree, signals, spawn};
@@ -17,7 +18,7 @@ use crate::{host_pid, proc_tree, signals, spawn};
 pub enum Ended {
     /// bash ran; it and every descendant have ended or were killed.
     Ran,
-    /// The command did not run; the reason went out on the status channel as an `error` line.
+    /// The command did not run; the reason went out on the status channel as an `error <code>` line.
     NotStarted,
 }
 
@@ -46,7 +47,7 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     let sfd = match signals::take() {
         Ok(sfd) => sfd,
         Err(e) => {
-            status.line(&format!("error signalfd: {e}"));
+            status.line(&RunnerError::Setup(format!("signalfd: {e}")).line());
             return Ended::NotStarted;
         }
     };
@@ -60,8 +61,8 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
             ));
             spawned.pid
         }
-        Err(message) => {
-            status.line(&format!("error {message}"));
+        Err(error) => {
+            status.line(&error.line());
             return Ended::NotStarted;
         }
     };

@@ -1,5 +1,5 @@
-//! A forked runner's command line: it shows in ps and /proc as `shellring-runner <args> -c <command>`, as a runner
-//! started on its own would, instead of the fork server's. The title overwrites the argument and environment area
+//! A forked runner's command line: it shows in ps and /proc as `shellring-runner [landlock|bubblewrap] -c <command>`
+//! (see `Plan::title`) instead of the fork server's. The title overwrites the argument and environment area
 //! of the process (the fork server is started with a spare environment as room); the kernel reads a title that runs
 //! past the original arguments up to its first NUL, at most a page.
 

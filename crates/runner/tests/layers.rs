@@ -1,7 +1,13 @@
 //! The sandbox layers end to end through the runner executable: metadata, kernel surfaces, hidden state,
 //! descriptors, the seccomp fallback, and the network filter.
 
-use std::io::Read;
+// Only the request helpers of the shared test code serve here.
+#[allow(dead_code)]
+mod common;
+
+use common::{command, request_frame};
+use shellring_runner::plan::{Backend, Isolation, Plan, View};
+use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -9,8 +15,9 @@ use std::process::{Command, Stdio};
 
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 
-/// Runs the runner with `args`, fd 3 its status socket and fd 7 an inherited file; returns (status lines, stdout+stderr).
-fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
+/// Runs the runner on `plan` in `cwd`, fd 3 its status socket and fd 7 an inherited file; returns (status lines,
+/// stdout+stderr).
+fn run(plan: Plan, cwd: &std::path::Path) -> (String, String) {
     let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
         AddressFamily::Unix,
         SockType::Stream,
@@ -22,8 +29,7 @@ fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
     let (fd, extra_fd) = (theirs.as_raw_fd(), extra.as_raw_fd());
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
     command
-        .args(args)
-        .current_dir(cwd)
+        .arg("--run")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -38,10 +44,11 @@ fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
     }
     let child = command.spawn().unwrap();
     drop(theirs);
+    let mut ours = std::fs::File::from(ours);
+    ours.write_all(&request_frame(plan, cwd)).unwrap();
     let out = child.wait_with_output().unwrap();
     let mut status = String::new();
-    std::fs::File::from(ours)
-        .read_to_string(&mut status)
+    ours.read_to_string(&mut status)
         .unwrap();
     (
         status,
@@ -51,6 +58,16 @@ fn run(args: &[&str], cwd: &std::path::Path) -> (String, String) {
             String::from_utf8_lossy(&out.stderr)
         ),
     )
+}
+
+/// Landlock with `ws` writable, metadata guarded by seccomp alone (no mount namespace).
+fn landlock_without_namespace(ws: String, script: &str) -> Plan {
+    Plan {
+        backend: Backend::Landlock,
+        isolation: Isolation::Seccomp,
+        writable: vec![ws],
+        ..command(script)
+    }
 }
 
 struct Tree {
@@ -93,20 +110,13 @@ fn landlock_with_its_mount_layer_keeps_metadata_kernel_and_state_out_of_reach() 
         state = t.path("state"),
     );
     let (ws, s1, state) = (t.path("ws"), t.path("state/s1"), t.path("state"));
-    let (status, out) = run(
-        &[
-            "--landlock",
-            "--rw",
-            &ws,
-            "--rw",
-            &s1,
-            "--hide",
-            &state,
-            "-c",
-            &script,
-        ],
-        &t.base.join("ws"),
-    );
+    let plan = Plan {
+        backend: Backend::Landlock,
+        writable: vec![ws, s1],
+        hidden: vec![state],
+        ..command(&script)
+    };
+    let (status, out) = run(plan, &t.base.join("ws"));
     assert!(status.starts_with("started "), "{status}");
     assert!(
         out.contains("chmod: changing permissions") && out.contains("Read-only file system"),
@@ -140,18 +150,7 @@ fn the_seccomp_fallback_refuses_metadata_everywhere_and_says_partial() {
         f = t.path("side/f"),
         out = t.path("side/new"),
     );
-    let (status, out) = run(
-        &[
-            "--landlock",
-            "--isolation",
-            "seccomp",
-            "--rw",
-            &ws,
-            "-c",
-            &script,
-        ],
-        &t.base.join("ws"),
-    );
+    let (status, out) = run(landlock_without_namespace(ws, &script), &t.base.join("ws"));
     assert!(
         status.starts_with("started ") && status.contains(" partial\n"),
         "{status}"
@@ -182,10 +181,15 @@ fn network_deny_refuses_tcp_udp_and_unix_sockets_in_both_backends() {
     let t = Tree::new("net");
     let ws = t.path("ws");
     let script = "echo > /dev/udp/127.0.0.1/9 || echo udp-refused; exec 3<>/dev/tcp/127.0.0.1/9 || echo tcp-refused";
-    for backend in [&["--landlock"][..], &["--bwrap", "bwrap"][..]] {
-        let mut args = backend.to_vec();
-        args.extend(["--rw", &ws, "--deny-network", "-c", script]);
-        let (status, out) = run(&args, &t.base.join("ws"));
+    for backend in [Backend::Landlock, Backend::Bubblewrap("bwrap".into())] {
+        let plan = Plan {
+            backend,
+            writable: vec![ws.clone()],
+            deny_network: true,
+            ..command(script)
+        };
+        let backend = format!("{:?}", plan.backend);
+        let (status, out) = run(plan, &t.base.join("ws"));
         assert!(status.starts_with("started "), "{status}");
         assert!(
             out.contains("udp-refused") && out.contains("tcp-refused"),
@@ -197,7 +201,7 @@ fn network_deny_refuses_tcp_udp_and_unix_sockets_in_both_backends() {
 #[test]
 fn an_unconfined_command_gets_descriptors_0_to_2_only() {
     let t = Tree::new("fds");
-    let (status, out) = run(&["-c", "echo leak >&7; for fd in $(seq 3 64); do [ -e /proc/$$/fd/$fd ] && echo open-$fd; done; echo end"], &t.base.join("ws"));
+    let (status, out) = run(command("echo leak >&7; for fd in $(seq 3 64); do [ -e /proc/$$/fd/$fd ] && echo open-$fd; done; echo end"), &t.base.join("ws"));
     assert!(status.starts_with("started "), "{status}");
     assert!(
         out.contains("Bad file descriptor") && !out.contains("open-") && out.contains("end\n"),
@@ -217,20 +221,9 @@ fn the_seccomp_fallback_refuses_a_host_shared_memory_segment_by_its_id() {
          b=ctypes.create_string_buffer(128); print(\"stat\" if l.shmctl({id},2,b)==0 else \"shmctl-refused\")'"
     );
     let ws = t.path("ws");
-    let (status, out) = run(
-        &[
-            "--landlock",
-            "--isolation",
-            "seccomp",
-            "--rw",
-            &ws,
-            "-c",
-            &script,
-        ],
-        &t.base.join("ws"),
-    );
+    let (status, out) = run(landlock_without_namespace(ws, &script), &t.base.join("ws"));
     // Without the filter the same attach works, so the refusal is the filter's.
-    let (_, unconfined) = run(&["-c", &script], &t.base.join("ws"));
+    let (_, unconfined) = run(command(&script), &t.base.join("ws"));
     // SAFETY: removes the segment made above.
     unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
     assert!(status.contains(" partial\n"), "{status}");
@@ -248,23 +241,17 @@ fn the_seccomp_fallback_refuses_a_host_shared_memory_segment_by_its_id() {
 fn the_session_view_never_falls_back_to_a_wider_one() {
     let t = Tree::new("closed");
     let ws = t.path("ws");
-    let (status, out) = run(
-        &[
-            "--landlock",
-            "--view",
-            "session",
-            "--isolation",
-            "seccomp",
-            "--rw",
-            &ws,
-            "-c",
-            "echo ran",
-        ],
-        &t.base.join("ws"),
-    );
+    let plan = Plan {
+        backend: Backend::Landlock,
+        view: View::Session,
+        isolation: Isolation::Seccomp,
+        writable: vec![ws],
+        ..command("echo ran")
+    };
+    let (status, out) = run(plan, &t.base.join("ws"));
     assert_eq!(
         status,
-        "error sandbox unavailable: the session view needs a mount namespace\n"
+        "error RUNNER_SANDBOX_UNAVAILABLE sandbox unavailable: the session view needs a mount namespace\n"
     );
     assert!(!out.contains("ran"), "{out}");
 }
@@ -288,21 +275,17 @@ fn both_backends_give_a_pid_namespace_no_keyring_and_in_the_session_view_only_th
         secret = t.path("state/s2/secret"),
         nr = libc::SYS_keyctl,
     );
-    for backend in [&["--landlock"][..], &["--bwrap", "bwrap"][..]] {
-        let mut args = backend.to_vec();
-        args.extend([
-            "--view",
-            "session",
-            "--rw",
-            &ws,
-            "--hide",
-            &state,
-            "--deny",
-            "/etc/shadow",
-            "-c",
-            &script,
-        ]);
-        let (status, out) = run(&args, &t.base.join("ws"));
+    for backend in [Backend::Landlock, Backend::Bubblewrap("bwrap".into())] {
+        let plan = Plan {
+            backend,
+            view: View::Session,
+            writable: vec![ws.clone()],
+            hidden: vec![state.clone()],
+            denied: vec!["/etc/shadow".into()],
+            ..command(&script)
+        };
+        let backend = format!("{:?}", plan.backend);
+        let (status, out) = run(plan, &t.base.join("ws"));
         assert!(status.starts_with("started "), "{status}");
         assert!(
             out.contains("own-file") && out.contains("no-neighbour") && out.contains("pid-2"),
@@ -320,7 +303,7 @@ fn both_backends_give_a_pid_namespace_no_keyring_and_in_the_session_view_only_th
         );
     }
     // The same probes unconfined see all of it: each refusal above is the sandbox's.
-    let (_, out) = run(&["-c", &script], &t.base.join("ws"));
+    let (_, out) = run(command(&script), &t.base.join("ws"));
     neighbour.kill().unwrap();
     let _ = neighbour.wait();
     assert!(

@@ -2,11 +2,12 @@
 
 mod common;
 
-use common::{gone, spawn_with_fd3, wait_until};
+use common::{command, gone, request_frame, spawn_with_fd3, wait_until};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use nix::unistd::Pid;
-use std::io::{BufRead, BufReader};
+use shellring_runner::plan::{Backend, Plan};
+use std::io::{BufRead, BufReader, Write};
 use std::os::fd::OwnedFd;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,7 +17,8 @@ struct Running {
     status: BufReader<std::fs::File>,
 }
 
-fn start(args: &[&str]) -> Running {
+/// Starts `--run` on `plan`, its request sent on the status socket.
+fn start(plan: Plan) -> Running {
     let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
         AddressFamily::Unix,
         SockType::Stream,
@@ -26,14 +28,17 @@ fn start(args: &[&str]) -> Running {
     .unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
     command
-        .args(args)
+        .arg("--run")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     let child = spawn_with_fd3(&mut command, theirs);
+    let mut ours = std::fs::File::from(ours);
+    ours.write_all(&request_frame(plan, &std::env::temp_dir()))
+        .unwrap();
     Running {
         child,
-        status: BufReader::new(std::fs::File::from(ours)),
+        status: BufReader::new(ours),
     }
 }
 
@@ -89,7 +94,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn reports_start_then_exit_code() {
-    let mut run = start(&["-c", "exit 3"]);
+    let mut run = start(command("exit 3"));
     run.started();
     assert_eq!(run.line(), "exit 3\n");
     assert!(run.child.wait().unwrap().success());
@@ -97,7 +102,7 @@ fn reports_start_then_exit_code() {
 
 #[test]
 fn reports_the_signal_that_ended_bash() {
-    let mut run = start(&["-c", "kill -TERM $$"]);
+    let mut run = start(command("kill -TERM $$"));
     run.started();
     assert_eq!(run.line(), format!("signal {}\n", libc::SIGTERM));
     run.child.wait().unwrap();
@@ -106,10 +111,7 @@ fn reports_the_signal_that_ended_bash() {
 #[test]
 fn waits_for_descendants_that_outlive_bash() {
     let file = temp("outlive");
-    let mut run = start(&[
-        "-c",
-        &format!("(sleep 0.3; echo $BASHPID >> {0}) & exit 0", file.display()),
-    ]);
+    let mut run = start(command(&format!("(sleep 0.3; echo $BASHPID >> {0}) & exit 0", file.display())));
     run.started();
     assert_eq!(run.line(), "exit 0\n");
     run.child.wait().unwrap();
@@ -124,7 +126,7 @@ fn a_lost_lifeline_kills_every_descendant_even_in_a_new_session() {
         "setsid sh -c 'echo $$ >> {0}; exec sleep 60' & sleep 60 & echo $! >> {0}; wait",
         file.display()
     );
-    let mut run = start(&["-c", &script]);
+    let mut run = start(command(&script));
     let bash = run.started();
     let mut pids = pids_in(&file, 2);
     pids.push(bash);
@@ -136,13 +138,10 @@ fn a_lost_lifeline_kills_every_descendant_even_in_a_new_session() {
 #[test]
 fn sigterm_to_the_runner_kills_every_descendant() {
     let file = temp("term");
-    let mut run = start(&[
-        "-c",
-        &format!(
+    let mut run = start(command(&format!(
             "trap '' TERM; sleep 60 & echo $! >> {0}; wait",
             file.display()
-        ),
-    ]);
+        )));
     let bash = run.started();
     let mut pids = pids_in(&file, 1);
     pids.push(bash);
@@ -153,7 +152,7 @@ fn sigterm_to_the_runner_kills_every_descendant() {
 
 #[test]
 fn bash_dies_with_a_sigkilled_runner() {
-    let mut run = start(&["-c", "sleep 60"]);
+    let mut run = start(command("sleep 60"));
     let bash = run.started();
     run.child.kill().unwrap();
     run.child.wait().unwrap();
@@ -162,10 +161,13 @@ fn bash_dies_with_a_sigkilled_runner() {
 
 #[test]
 fn an_unusable_backend_is_an_error_line_and_nothing_runs() {
-    let mut run = start(&["--bwrap", "/nonexistent/bwrap", "-c", "true"]);
+    let mut run = start(Plan {
+        backend: Backend::Bubblewrap("/nonexistent/bwrap".into()),
+        ..command("true")
+    });
     let line = run.line();
     assert!(
-        line.starts_with("error spawn /nonexistent/bwrap: "),
+        line.starts_with("error RUNNER_SPAWN spawn /nonexistent/bwrap: "),
         "{line}"
     );
     assert_eq!(run.child.wait().unwrap().code(), Some(1));
@@ -174,7 +176,7 @@ fn an_unusable_backend_is_an_error_line_and_nothing_runs() {
 #[test]
 fn without_fd_3_it_refuses_with_usage() {
     let out = Command::new(env!("CARGO_BIN_EXE_shellring-runner"))
-        .args(["-c", "true"])
+        .arg("--run")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -2,6 +2,8 @@
 //! started on its own; a bad request fails alone; what a killed runner left behind is ended; the server ends with
 //! its socket and leaves its runners to their lifelines.
 
+// Only some helpers of the shared test code serve here.
+#[allow(dead_code)]
 mod common;
 
 use common::{gone, spawn_with_fd3, wait_until};
@@ -10,6 +12,7 @@ use nix::sys::socket::{
     sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType,
 };
 use nix::unistd::Pid;
+use shellring_runner::plan::{Plan, View};
 use shellring_runner::request::{encode, Request};
 use std::io::{BufRead, BufReader, IoSlice, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -91,7 +94,10 @@ impl Command1 {
 fn request(command: &str) -> Request {
     Request {
         cwd: "/tmp".into(),
-        args: vec!["-c".into(), command.into()],
+        plan: Plan {
+            command: command.into(),
+            ..Plan::default()
+        },
         env: vec![
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("MARK".into(), "served".into()),
@@ -130,11 +136,17 @@ fn a_served_command_runs_with_its_request_and_reports() {
 fn a_bad_request_fails_alone_and_the_server_serves_on() {
     let mut server = server();
     let mut bad = server.send(&Request {
-        args: vec!["--bogus".into()],
+        plan: Plan {
+            view: View::Session,
+            ..Plan::default()
+        },
         ..request("true")
     });
     pid_of(&bad.line(), "runner ");
-    assert_eq!(bad.line(), "error request: unknown argument \"--bogus\"\n");
+    assert_eq!(
+        bad.line(),
+        "error RUNNER_REQUEST plan: the session view needs a sandbox backend\n"
+    );
     let mut missing = server.send(&Request {
         cwd: "/nonexistent-dir".into(),
         ..request("true")

@@ -6,6 +6,7 @@ mod common;
 
 use common::{gone, wait_until};
 use nix::unistd::Pid;
+use shellring_runner::plan::Plan;
 use shellring_runner::request::{encode, Request};
 use shellring_runner::stdio_frame::{self as frame, Frame};
 use std::collections::HashMap;
@@ -50,7 +51,10 @@ fn stream() -> Stream {
 fn request(command: &str) -> Request {
     Request {
         cwd: "/tmp".into(),
-        args: vec!["-c".into(), command.into()],
+        plan: Plan {
+            command: command.into(),
+            ..Plan::default()
+        },
         env: vec![
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("MARK".into(), "remote".into()),
@@ -164,7 +168,10 @@ fn a_bad_request_fails_alone_with_a_reason() {
     stream.gather(&mut seen, |seen| {
         [1, 2].iter().all(|id| seen.get(id).is_some_and(|s| s.gone))
     });
-    assert_eq!(seen[&1].status, ["error request: not a count: \"x\""]);
+    assert_eq!(
+        seen[&1].status,
+        ["error RUNNER_REQUEST plan: unknown backend \"x\""]
+    );
     assert_eq!(seen[&2].out, b"fine\n");
 }
 

@@ -2,13 +2,14 @@
 // handles, sessions) as for a local one, with each session's commands run by a `shellring-runner --stdio` on its host.
 import { parseExecutorConfig, type ExecutorConfigInput } from '../config.js';
 import { ExecutorBase, type Placement } from '../executor-base.js';
+import { UNCONFINED } from '../confinement-plan.js';
 import type { ExecSpec } from '../types.js';
 import { RemoteHosts } from './remote-hosts.js';
 
 export class RemoteExecutor extends ExecutorBase {
   readonly remote: RemoteHosts;
   /** A host's cgroups are not ours to make: a session's process limit is the runner's per-command rlimit there. */
-  readonly #limits: string[];
+  readonly #nproc: number | null;
   #closing: Promise<void> | undefined;
 
   constructor(input: ExecutorConfigInput) {
@@ -17,8 +18,7 @@ export class RemoteExecutor extends ExecutorBase {
     // Each host starts its own runner (its entry's runnerPath): none of this host's is involved.
     super(config, () => remote, '');
     this.remote = remote;
-    const { processes } = config.limits;
-    this.#limits = processes === null ? [] : ['--nproc', String(processes)];
+    this.#nproc = config.limits.processes;
   }
 
   /** Ends what the session runs, then its runner on the host (freeing its place there), then its spill files. */
@@ -38,6 +38,6 @@ export class RemoteExecutor extends ExecutorBase {
   }
 
   protected place(spec: ExecSpec): Placement {
-    return { runnerArgs: [...this.#limits, ...(spec.sandbox?.runnerArgs ?? [])] };
+    return { plan: { ...(spec.sandbox?.plan ?? UNCONFINED), nproc: this.#nproc } };
   }
 }

@@ -12,6 +12,9 @@ import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorResult, SupervisorTask } from '../protocol.js';
 import { encodeFrame, FRAME, FrameReader, type Frame } from './frames.js';
 
+/** Why a command failed, as its result will say. */
+type Failure = Omit<Extract<SupervisorResult, { kind: 'failed' }>, 'kind'>;
+
 /** The control of a command that never reached its runner: nothing to signal. */
 const UNSTARTED: LaunchControl = { kill: () => {}, release: () => {}, end: () => {} };
 
@@ -24,7 +27,7 @@ class RemoteCommand {
   cause: KillCause | undefined;
   started: { enforcement: string } | undefined;
   ended: { exitCode: number | null; signal: string | null } | undefined;
-  failure: { error: string; runnerFailed: boolean } | undefined;
+  failure: Failure | undefined;
   timers: NodeJS.Timeout[] = [];
   settled = false;
 
@@ -82,7 +85,7 @@ export class RunnerStream {
     try {
       const bash = bashArguments(task.command, task.stdin);
       // The fork server's request, without its length: the frame carries that.
-      body = encode({ cwd: task.cwd, args: [...task.runnerArgs, ...bash.args], env: task.env, stdin: bash.stdin }).subarray(4);
+      body = encode({ cwd: task.cwd, plan: task.plan, command: bash.command, env: task.env, stdin: bash.stdin }).subarray(4);
     } catch (error) {
       this.#commands.set(id, command);
       this.#fail(id, command, error instanceof Error ? error.message : String(error));
@@ -167,7 +170,7 @@ export class RunnerStream {
       return;
     }
     if (event.type === 'workdir') command.failure = { error: chdirFailure(event.errno, command.task.cwd), runnerFailed: false };
-    else if (event.type === 'error') command.failure = { error: event.message, runnerFailed: true };
+    else if (event.type === 'error') command.failure = { error: event.message, runnerFailed: true, ...(event.code ? { code: event.code } : {}) };
   }
 
   /** The output is over (the relay wrote all of it before the frame that says so): the capture finishes and the
@@ -191,7 +194,7 @@ export class RunnerStream {
     command.listener.result(this.#result(command, failure, command.cause ? 0 : leftover));
   }
 
-  #result(command: RemoteCommand, failure: { error: string; runnerFailed: boolean } | undefined, leftover: number): SupervisorResult {
+  #result(command: RemoteCommand, failure: Failure | undefined, leftover: number): SupervisorResult {
     const cause = command.cause ?? null;
     const enforcement = command.started?.enforcement ?? 'none';
     if (command.ended) return { kind: 'ended', ...command.ended, cause, enforcement, leftover };

@@ -1,6 +1,8 @@
 //! What the runner's end-to-end tests share: starting the binary with a socket on fd 3, and watching processes end.
 
 use nix::unistd::Pid;
+use shellring_runner::plan::Plan;
+use shellring_runner::request::{encode, Request};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
@@ -43,4 +45,22 @@ pub fn wait_until(what: &str, check: impl Fn() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// A plan that runs `text` unconfined (struct update syntax adds the confinement).
+pub fn command(text: &str) -> Plan {
+    Plan {
+        command: text.into(),
+        ..Plan::default()
+    }
+}
+
+/// The request frame a `--run` runner reads on fd 3: `plan` run in `cwd` with the test's own environment.
+pub fn request_frame(plan: Plan, cwd: &std::path::Path) -> Vec<u8> {
+    encode(&Request {
+        cwd: cwd.to_string_lossy().into_owned(),
+        plan,
+        env: std::env::vars().collect(),
+        stdin: None,
+    })
 }
