@@ -39,18 +39,16 @@ fn main() -> ExitCode {
         }
         Ok(plan::Invocation::Stdio) => ExitCode::from(stdio::serve()),
         Ok(plan::Invocation::SessionServe) => served(session::serve),
-        Ok(plan::Invocation::CheckRequest) => {
-            match request::read(&mut std::io::stdin().lock()) {
-                Ok(request) => {
-                    println!("{}", check::json(&request));
-                    ExitCode::SUCCESS
-                }
-                Err(message) => {
-                    eprintln!("shellring-runner: {message}");
-                    ExitCode::from(1)
-                }
+        Ok(plan::Invocation::CheckRequest) => match request::read(&mut std::io::stdin().lock()) {
+            Ok(request) => {
+                println!("{}", check::json(&request));
+                ExitCode::SUCCESS
             }
-        }
+            Err(message) => {
+                eprintln!("shellring-runner: {message}");
+                ExitCode::from(1)
+            }
+        },
         Ok(plan::Invocation::ExecLimited { nproc, argv }) => {
             let error = limits::exec_limited(nproc, &argv);
             eprintln!("shellring-runner: {error}");

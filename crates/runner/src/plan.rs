@@ -335,7 +335,9 @@ mod tests {
             fields.iter().for_each(|f| out.text(f));
             Plan::decode(&mut Fields::new(&out.body)).err()
         };
-        let ok = ["none", "", "allow", "auto", "host", "", "0", "0", "0", "0", "0", "0", "x"];
+        let ok = [
+            "none", "", "allow", "auto", "host", "", "0", "0", "0", "0", "0", "0", "x",
+        ];
         assert_eq!(decode(&ok), None);
         for (at, value, message) in [
             (0, "chroot", "plan: unknown backend \"chroot\""),
@@ -345,7 +347,11 @@ mod tests {
             (4, "all", "plan: unknown view \"all\""),
             (5, "0", "plan: not a positive process limit: \"0\""),
             (5, "many", "plan: not a positive process limit: \"many\""),
-            (4, "session", "plan: the session view needs a sandbox backend"),
+            (
+                4,
+                "session",
+                "plan: the session view needs a sandbox backend",
+            ),
         ] {
             let mut fields = ok;
             fields[at] = value;
@@ -353,7 +359,10 @@ mod tests {
         }
         let mut fields = ok;
         fields[0] = "bubblewrap";
-        assert_eq!(decode(&fields).as_deref(), Some("plan: bubblewrap needs its path"));
+        assert_eq!(
+            decode(&fields).as_deref(),
+            Some("plan: bubblewrap needs its path")
+        );
         let mut fields = ok.to_vec();
         fields.splice(11..12, ["1", "pids.max"]);
         assert_eq!(
@@ -393,7 +402,11 @@ mod tests {
     fn titles_name_the_backend_and_the_command() {
         assert_eq!(full().title(), "shellring-runner bubblewrap -c echo a=b");
         assert_eq!(
-            Plan { command: "true".into(), ..Plan::default() }.title(),
+            Plan {
+                command: "true".into(),
+                ..Plan::default()
+            }
+            .title(),
             "shellring-runner -c true"
         );
     }
@@ -413,12 +426,22 @@ mod tests {
                 &["--exec-limited", "5", "--"][..],
                 "--exec-limited N -- needs a command",
             ),
-            (&["--serve-inside", "1"][..], "--serve-inside: not a descriptor: \"1\""),
-            (&["--landlock", "-c", "x"][..], "unknown argument \"--landlock\""),
+            (
+                &["--serve-inside", "1"][..],
+                "--serve-inside: not a descriptor: \"1\"",
+            ),
+            (
+                &["--landlock", "-c", "x"][..],
+                "unknown argument \"--landlock\"",
+            ),
             (&["--probe", "--run"][..], "unknown argument \"--probe\""),
             (&[][..], "missing a mode"),
         ] {
-            assert_eq!(parse(&args(list)).err().as_deref(), Some(message), "{list:?}");
+            assert_eq!(
+                parse(&args(list)).err().as_deref(),
+                Some(message),
+                "{list:?}"
+            );
         }
     }
 
@@ -426,7 +449,10 @@ mod tests {
     fn modes_parse() {
         assert!(matches!(parse(&args(&["--run"])), Ok(Invocation::Run)));
         assert!(matches!(parse(&args(&["--probe"])), Ok(Invocation::Probe)));
-        assert!(matches!(parse(&args(&["--session", "--serve"])), Ok(Invocation::SessionServe)));
+        assert!(matches!(
+            parse(&args(&["--session", "--serve"])),
+            Ok(Invocation::SessionServe)
+        ));
         assert!(matches!(
             parse(&args(&["--serve-inside", "5"])),
             Ok(Invocation::ServeInside { host_proc: 5 })

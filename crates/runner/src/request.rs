@@ -80,7 +80,11 @@ pub fn encode(request: &Request) -> Vec<u8> {
     let mut out = Writer::default();
     out.text(&request.cwd);
     request.plan.encode(&mut out);
-    let env: Vec<String> = request.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let env: Vec<String> = request
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     out.list(&env);
     match &request.stdin {
         None => out.body.push(b'-'),

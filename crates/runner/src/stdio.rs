@@ -21,9 +21,9 @@ use nix::unistd::{fork, ForkResult, Pid};
 
 use crate::error::RunnerError;
 use crate::serve::{become_server, run_request, set_dumpable, Server};
-use crate::supervise::Parent;
 use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
+use crate::supervise::Parent;
 use crate::{proc_tree, request, signals};
 
 /// Bytes one command may have queued for stdout before its pipes stop being read.

@@ -48,8 +48,7 @@ fn run(plan: Plan, cwd: &std::path::Path) -> (String, String) {
     ours.write_all(&request_frame(plan, cwd)).unwrap();
     let out = child.wait_with_output().unwrap();
     let mut status = String::new();
-    ours.read_to_string(&mut status)
-        .unwrap();
+    ours.read_to_string(&mut status).unwrap();
     (
         status,
         format!(

@@ -111,7 +111,10 @@ fn reports_the_signal_that_ended_bash() {
 #[test]
 fn waits_for_descendants_that_outlive_bash() {
     let file = temp("outlive");
-    let mut run = start(command(&format!("(sleep 0.3; echo $BASHPID >> {0}) & exit 0", file.display())));
+    let mut run = start(command(&format!(
+        "(sleep 0.3; echo $BASHPID >> {0}) & exit 0",
+        file.display()
+    )));
     run.started();
     assert_eq!(run.line(), "exit 0\n");
     run.child.wait().unwrap();
@@ -139,9 +142,9 @@ fn a_lost_lifeline_kills_every_descendant_even_in_a_new_session() {
 fn sigterm_to_the_runner_kills_every_descendant() {
     let file = temp("term");
     let mut run = start(command(&format!(
-            "trap '' TERM; sleep 60 & echo $! >> {0}; wait",
-            file.display()
-        )));
+        "trap '' TERM; sleep 60 & echo $! >> {0}; wait",
+        file.display()
+    )));
     let bash = run.started();
     let mut pids = pids_in(&file, 1);
     pids.push(bash);
