@@ -178,14 +178,15 @@ fn a_bad_request_fails_alone_with_a_reason() {
 #[test]
 fn a_signal_ends_the_group_and_release_ends_what_was_left() {
     let mut stream = stream();
-    stream.start(1, "trap 'exit 9' TERM; sleep 600 & wait");
+    // Signalled once its trap is set (its output says so), not merely once it started.
+    stream.start(1, "trap 'exit 9' TERM; echo trapped; sleep 600 & wait");
     stream.start(
         2,
         "setsid bash -c 'sleep 600' </dev/null >/dev/null 2>&1 & echo $!",
     );
     let mut seen = HashMap::new();
     stream.gather(&mut seen, |seen| {
-        seen.get(&1).is_some_and(|s| !s.status.is_empty())
+        seen.get(&1).is_some_and(|s| s.out == b"trapped\n")
             && seen.get(&2).is_some_and(|s| s.left.is_some())
     });
     stream.send(frame::SIGNAL, 1, b"15");
