@@ -2,7 +2,7 @@
 // a gigabyte through the executor (into the native capture and a spill file) against `ssh host cat` of the same
 // bytes, and the far side's CPU per GiB for each; a real sshd on loopback, rounds interleaved.
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -66,10 +66,10 @@ export async function run(): Promise<SuiteResult> {
   try {
     await remote('true');
     const connection = (await executor.remote.connectionOf(sessionId))!;
-    const ssh = (command: string, sink: 'ignore' | 'pipe') =>
+    // `sink`: where ssh writes the command's stdout (a file descriptor: no reads by this process in the way).
+    const ssh = (command: string, sink: 'ignore' | number) =>
       new Promise<void>((resolve, reject) => {
         const child = spawn('ssh', [...connection.options(), '-o', 'ControlMaster=no', '-T', sshd.host.host, command], { stdio: ['ignore', sink, 'ignore'] });
-        child.stdout?.on('data', () => {});
         child.once('error', reject);
         child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`ssh ${command}: exit ${code}`))));
       });
@@ -111,7 +111,15 @@ export async function run(): Promise<SuiteResult> {
           if (result.exitCode !== 0) throw new Error(`remote cat: ${result.stderr.text}`);
           if (result.stdout.spillPath) rmSync(result.stdout.spillPath, { force: true });
         } else {
-          await ssh(`cat ${file}`, 'pipe');
+          // The same destination as the executor's: a file on this host's disk, written by ssh itself.
+          const copy = join(sshd.dir, 'gigabyte.copy');
+          const fd = openSync(copy, 'w');
+          try {
+            await ssh(`cat ${file}`, fd);
+          } finally {
+            closeSync(fd);
+            rmSync(copy, { force: true });
+          }
         }
         const seconds = (performance.now() - start) / 1000;
         speeds[which] = GIB / 1e6 / seconds;
@@ -157,7 +165,7 @@ export async function run(): Promise<SuiteResult> {
       ],
       notes: [
         `Latency: ${ROUNDS} rounds x ${CALLS} calls each, alternating call by call; ratio = median of per-round p50 ratios. The executor's figure is executor.run() (resolve, capture, the frame round trip, drain); the baseline opens a new channel on the master and execs the command.`,
-        `Throughput: ${BYTE_ROUNDS} rounds of 1 GiB each, order alternating; the executor's bytes go through the native capture into a spill file, ssh's into a pipe this process drains. Far CPU: utime+stime of sshd's connection processes and everything under them (reaped children included), per GiB. Server CPU: this process (the executor with its relay and capture threads; for the baseline, its reads of ssh's pipe) and the ssh master, per GiB.`,
+        `Throughput: ${BYTE_ROUNDS} rounds of 1 GiB each, order alternating; the executor's bytes go through the native capture into a spill file, ssh's straight into a file on the same disk (no reads by this process: the fair ceiling). Far CPU: utime+stime of sshd's connection processes and everything under them (reaped children included), per GiB. Server CPU: this process (the executor with its relay and capture threads; for the baseline, nothing but waiting) and the ssh master, per GiB.`,
         'sshd, the runner and the benchmark share one machine (loopback): the far side\'s CPU competes with the near side\'s.',
       ],
     };
