@@ -1,15 +1,19 @@
 //! `--stdio`: a runner that serves over one byte stream (an SSH channel, say). Framed requests arrive on stdin and
 //! framed events leave on stdout (`stdio_frame`); each command is forked and supervised exactly as the fork server's
 //! (`serve::run_request`: subreaper, new session, confinement, limits, the request's environment only), with its
-//! status socket, stdout and stderr read here and forwarded tagged with its id.
+//! status socket read here and its stdout and stderr forwarded tagged with its id.
 //!
-//! Flow control: each command may have at most `QUEUE_LIMIT` bytes waiting to leave; past that its pipes are not
-//! read, so a slow reader on the far side fills the pipes and blocks the command's writes. Memory stays bounded by
-//! commands x `QUEUE_LIMIT`. When stdin ends (the stream closed), on SIGTERM/SIGINT/SIGHUP or when the parent dies,
+//! Output leaves without passing through this process: a command's pipe that has bytes queues one frame, sized by
+//! what the pipe holds when the frame reaches the stream, and those bytes are spliced from the pipe onto the stream
+//! (`stdio_splice`). Flow control: while a pipe's frame waits the pipe is not polled, so a slow reader on the far
+//! side fills the pipe and blocks the command's writes; the bytes wait in the pipes, and memory stays bounded. The
+//! queue is first come first served, one frame per pipe at most: a command that prints a lot takes turns with the
+//! others. When stdin ends (the stream closed), on SIGTERM/SIGINT/SIGHUP or when the parent dies,
 //! every command's lifeline is dropped (its runner kills its whole tree) and the server exits once they are gone.
 
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -23,13 +27,17 @@ use crate::error::RunnerError;
 use crate::serve::{become_server, run_request, set_dumpable, Server};
 use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
+use crate::stdio_splice::{PipeFrame, Step};
 use crate::supervise::Parent;
 use crate::{proc_tree, request, signals};
 
-/// Bytes one command may have queued for stdout before its pipes stop being read.
-const QUEUE_LIMIT: usize = 256 << 10;
-/// One read from a command's pipe, and the pipes' capacity: fewer, larger frames for a command that prints a lot.
+/// The command pipes' capacity (the most one frame carries: fewer, larger frames for a command that prints a lot),
+/// and one read from stdin.
 const CHUNK: usize = 256 << 10;
+/// The stream's capacity, when it is a pipe.
+const STREAM_PIPE: usize = 1 << 20;
+/// What a command pipe's bytes are read into when they go nowhere (the stream failed).
+const DISCARD: usize = 64 << 10;
 /// After the stream closed, how long runners get to end their trees before the server ends what is left itself.
 const CLOSE_BOUND: Duration = Duration::from_secs(5);
 
@@ -48,6 +56,13 @@ pub fn serve() -> u8 {
             );
         }
     }
+    // Room on the stream for a few whole frames (where it is a pipe and the limit allows): each splice moves more,
+    // with fewer waits for the far side to read.
+    // SAFETY: fd 1 stays open for the life of the process.
+    let _ = fcntl(
+        unsafe { BorrowedFd::borrow_raw(1) },
+        FcntlArg::F_SETPIPE_SZ(STREAM_PIPE as i32),
+    );
     let mut mux = Mux {
         commands: HashMap::new(),
         queue: VecDeque::new(),
@@ -78,9 +93,8 @@ pub fn serve() -> u8 {
         for (id, which) in events.ready {
             mux.read_command(id, which);
         }
-        if events.stdout {
-            mux.write_stdout();
-        }
+        // Whatever the events queued goes out now, as much as stdout takes.
+        mux.write_stdout();
     }
     mux.reaper.end_strays();
     0
@@ -100,10 +114,10 @@ struct Command {
     status_open: bool,
     /// A partial status line.
     line: Vec<u8>,
-    out: Option<OwnedFd>,
-    err: Option<OwnedFd>,
-    /// Bytes of this command's frames waiting to leave.
-    queued: usize,
+    out: Option<Rc<OwnedFd>>,
+    err: Option<Rc<OwnedFd>>,
+    /// Stdout's and stderr's pipe each has a frame in the queue: it is not polled until that frame has left.
+    sending: [bool; 2],
     /// bash's pid, which is its process group.
     group: Option<Pid>,
     /// Signals asked for before bash started.
@@ -117,16 +131,29 @@ struct Command {
 
 struct Events {
     stdin: bool,
-    stdout: bool,
     signalled: bool,
     ready: Vec<(u32, Source)>,
 }
 
+/// A frame waiting for stdout.
+enum Out {
+    Bytes(Vec<u8>),
+    Pipe(PipeFrame),
+}
+
+impl Source {
+    fn index(self) -> usize {
+        match self {
+            Source::Err => 1,
+            _ => 0,
+        }
+    }
+}
+
 struct Mux {
     commands: HashMap<u32, Command>,
-    /// Frames waiting for stdout, each with the id whose budget it counts against.
-    queue: VecDeque<(Option<u32>, Vec<u8>)>,
-    /// Bytes of the front frame already written.
+    queue: VecDeque<Out>,
+    /// Bytes of the front frame already written, when it is `Out::Bytes`.
     written: usize,
     inbound: Vec<u8>,
     reaper: Server,
@@ -163,10 +190,10 @@ impl Mux {
                 fds.push(PollFd::new(command.status.as_fd(), PollFlags::POLLIN));
                 sources.push((id, Source::Status));
             }
-            if command.queued >= QUEUE_LIMIT {
-                continue;
-            }
             for (pipe, source) in [(&command.out, Source::Out), (&command.err, Source::Err)] {
+                if command.sending[source.index()] {
+                    continue;
+                }
                 if let Some(pipe) = pipe {
                     fds.push(PollFd::new(pipe.as_fd(), PollFlags::POLLIN));
                     sources.push((id, source));
@@ -181,7 +208,6 @@ impl Mux {
         };
         let none = Events {
             stdin: false,
-            stdout: false,
             signalled: false,
             ready: Vec::new(),
         };
@@ -193,7 +219,6 @@ impl Mux {
         Events {
             signalled: is(&fds[0]),
             stdin: is(&fds[1]),
-            stdout: is(&fds[2]),
             ready: sources
                 .into_iter()
                 .zip(&fds[3..])
@@ -281,13 +306,19 @@ impl Mux {
                 for command in self.commands.values() {
                     for fd in [
                         Some(&command.status),
-                        command.out.as_ref(),
-                        command.err.as_ref(),
+                        command.out.as_deref(),
+                        command.err.as_deref(),
                     ]
                     .into_iter()
                     .flatten()
                     {
                         let _ = nix::unistd::close(fd.as_raw_fd());
+                    }
+                }
+                // A frame still under way holds a pipe its command already let go (drained).
+                for out in &self.queue {
+                    if let Out::Pipe(frame) = out {
+                        let _ = nix::unistd::close(frame.pipe().as_raw_fd());
                     }
                 }
                 for fd in [
@@ -317,9 +348,9 @@ impl Mux {
                     status,
                     status_open: true,
                     line: Vec::new(),
-                    out: Some(out_read),
-                    err: Some(err_read),
-                    queued: 0,
+                    out: Some(Rc::new(out_read)),
+                    err: Some(Rc::new(err_read)),
+                    sending: [false; 2],
                     group: None,
                     pending: Vec::new(),
                     condemned: false,
@@ -334,9 +365,9 @@ impl Mux {
 
     /// A command that could not be forked: one status line, then its end.
     fn refuse(&mut self, id: u32, line: &str) {
-        self.push(None, frame::encode(frame::STATUS, id, line.as_bytes()));
-        self.push(None, frame::encode(frame::OUTPUT_OVER, id, b"0"));
-        self.push(None, frame::encode(frame::GONE, id, b""));
+        self.push(frame::encode(frame::STATUS, id, line.as_bytes()));
+        self.push(frame::encode(frame::OUTPUT_OVER, id, b"0"));
+        self.push(frame::encode(frame::GONE, id, b""));
     }
 
     fn signal(&mut self, id: u32, payload: &[u8]) {
@@ -364,30 +395,39 @@ impl Mux {
         let Some(command) = self.commands.get_mut(&id) else {
             return;
         };
-        match source {
-            Source::Status => self.read_status(id),
-            Source::Out | Source::Err => {
-                let (pipe, kind) = match source {
-                    Source::Out => (&mut command.out, frame::STDOUT),
-                    _ => (&mut command.err, frame::STDERR),
-                };
-                let Some(fd) = pipe.as_ref() else { return };
-                let mut bytes = frame::header(kind, id, CHUNK);
-                bytes.resize(frame::HEADER + CHUNK, 0);
-                match nix::unistd::read(fd, &mut bytes[frame::HEADER..]) {
-                    Ok(0) | Err(Errno::EBADF | Errno::EIO) => {
-                        *pipe = None;
-                        self.settle(id);
-                    }
-                    Ok(n) => {
-                        bytes.truncate(frame::HEADER + n);
-                        bytes[..4].copy_from_slice(&((n + 5) as u32).to_le_bytes());
-                        self.push(Some(id), bytes);
-                    }
-                    Err(_) => {}
-                }
+        let (pipe, kind) = match source {
+            Source::Status => return self.read_status(id),
+            Source::Out => (&command.out, frame::STDOUT),
+            Source::Err => (&command.err, frame::STDERR),
+        };
+        let Some(pipe) = pipe.clone() else { return };
+        if self.out_broken {
+            return self.discard(id, source, &pipe);
+        }
+        command.sending[source.index()] = true;
+        self.queue
+            .push_back(Out::Pipe(PipeFrame::new(kind, id, pipe)));
+    }
+
+    /// The stream failed: what the pipe holds goes nowhere, but it is still read, so the command is never held up.
+    fn discard(&mut self, id: u32, source: Source, pipe: &OwnedFd) {
+        let mut buf = [0u8; DISCARD];
+        match nix::unistd::read(pipe, &mut buf) {
+            Ok(0) | Err(Errno::EBADF | Errno::EIO) => self.pipe_ended(id, source.index()),
+            _ => {}
+        }
+    }
+
+    /// A command's pipe reached end-of-file: it is closed, and the command's output may be over.
+    fn pipe_ended(&mut self, id: u32, index: usize) {
+        if let Some(command) = self.commands.get_mut(&id) {
+            if index == 0 {
+                command.out = None;
+            } else {
+                command.err = None;
             }
         }
+        self.settle(id);
     }
 
     fn read_status(&mut self, id: u32) {
@@ -441,7 +481,7 @@ impl Mux {
             command.status_open = false;
         }
         for line in lines {
-            self.push(None, frame::encode(frame::STATUS, id, &line));
+            self.push(frame::encode(frame::STATUS, id, &line));
         }
         self.settle(id);
     }
@@ -460,10 +500,11 @@ impl Mux {
             } else {
                 0
             };
-            self.push(
-                None,
-                frame::encode(frame::OUTPUT_OVER, id, left.to_string().as_bytes()),
-            );
+            self.push(frame::encode(
+                frame::OUTPUT_OVER,
+                id,
+                left.to_string().as_bytes(),
+            ));
         }
         let Some(command) = self.commands.get(&id) else {
             return;
@@ -474,43 +515,78 @@ impl Mux {
         }
         if !command.status_open && command.over_sent {
             self.commands.remove(&id);
-            self.push(None, frame::encode(frame::GONE, id, b""));
+            self.push(frame::encode(frame::GONE, id, b""));
         }
     }
 
-    fn push(&mut self, owner: Option<u32>, bytes: Vec<u8>) {
-        if self.out_broken {
-            return;
+    /// Queues a frame; it leaves with the next `write_stdout`.
+    fn push(&mut self, bytes: Vec<u8>) {
+        if !self.out_broken {
+            self.queue.push_back(Out::Bytes(bytes));
         }
-        if let Some(command) = owner.and_then(|id| self.commands.get_mut(&id)) {
-            command.queued += bytes.len();
-        }
-        self.queue.push_back((owner, bytes));
-        self.write_stdout();
     }
 
+    /// Writes frames, in order, until stdout is full or the queue is empty.
     fn write_stdout(&mut self) {
         // SAFETY: fd 1 stays open for the life of the process.
         let stdout = unsafe { BorrowedFd::borrow_raw(1) };
-        while let Some((owner, bytes)) = self.queue.front() {
-            match nix::unistd::write(stdout, &bytes[self.written..]) {
-                Ok(n) => self.written += n,
-                Err(Errno::EINTR) => continue,
-                Err(Errno::EAGAIN) => return,
-                Err(_) => {
-                    self.out_broken = true;
-                    self.queue.clear();
-                    return;
+        while let Some(front) = self.queue.front_mut() {
+            match front {
+                Out::Bytes(bytes) => {
+                    match nix::unistd::write(stdout, &bytes[self.written..]) {
+                        Ok(n) => self.written += n,
+                        Err(Errno::EINTR) => continue,
+                        Err(Errno::EAGAIN) => return,
+                        Err(_) => return self.break_out(),
+                    }
+                    if self.written == bytes.len() {
+                        self.queue.pop_front();
+                        self.written = 0;
+                    }
+                }
+                Out::Pipe(pipe_frame) => {
+                    let (id, kind) = pipe_frame.of();
+                    let index = usize::from(kind == frame::STDERR);
+                    let current = self.commands.get(&id).is_some_and(|command| {
+                        let pipe = if index == 0 {
+                            &command.out
+                        } else {
+                            &command.err
+                        };
+                        pipe.as_ref()
+                            .is_some_and(|pipe| Rc::ptr_eq(pipe, pipe_frame.pipe()))
+                    });
+                    // A pipe drained meanwhile sends nothing more, unless its frame was begun: that one completes.
+                    let step = if current || pipe_frame.begun() {
+                        pipe_frame.advance(stdout)
+                    } else {
+                        Step::Empty
+                    };
+                    match step {
+                        Step::Blocked => return,
+                        Step::Broken => return self.break_out(),
+                        Step::Sent | Step::Empty | Step::Ended => {
+                            self.queue.pop_front();
+                            if let Some(command) = self.commands.get_mut(&id) {
+                                command.sending[index] = false;
+                            }
+                            if step == Step::Ended && current {
+                                self.pipe_ended(id, index);
+                            }
+                        }
+                    }
                 }
             }
-            if self.written == bytes.len() {
-                let (owner, length) = (*owner, bytes.len());
-                if let Some(command) = owner.and_then(|id| self.commands.get_mut(&id)) {
-                    command.queued -= length;
-                }
-                self.queue.pop_front();
-                self.written = 0;
-            }
+        }
+    }
+
+    /// The far side is gone: nothing more is sent, and commands' output is read and dropped from now on.
+    fn break_out(&mut self) {
+        self.out_broken = true;
+        self.queue.clear();
+        self.written = 0;
+        for command in self.commands.values_mut() {
+            command.sending = [false; 2];
         }
     }
 

@@ -32,18 +32,19 @@ pub struct Frame {
 
 /// One frame's bytes.
 pub fn encode(kind: u8, id: u32, payload: &[u8]) -> Vec<u8> {
-    let mut frame = header(kind, id, payload.len());
+    let mut frame = Vec::with_capacity(HEADER + payload.len());
+    frame.extend_from_slice(&header(kind, id, payload.len()));
     frame.extend_from_slice(payload);
     frame
 }
 
-/// The header alone, for a payload the caller appends (read straight into the frame, with no copy).
-pub fn header(kind: u8, id: u32, payload: usize) -> Vec<u8> {
-    let mut frame = Vec::with_capacity(HEADER + payload);
-    frame.extend_from_slice(&((payload + 5) as u32).to_le_bytes());
-    frame.push(kind);
-    frame.extend_from_slice(&id.to_le_bytes());
-    frame
+/// The header alone, for a payload that follows it on the stream without passing through memory.
+pub fn header(kind: u8, id: u32, payload: usize) -> [u8; HEADER] {
+    let mut header = [0u8; HEADER];
+    header[..4].copy_from_slice(&((payload + 5) as u32).to_le_bytes());
+    header[4] = kind;
+    header[5..].copy_from_slice(&id.to_le_bytes());
+    header
 }
 
 /// Splits whole frames off the front of `buffer`, leaving a partial one in place.

@@ -281,3 +281,47 @@ fn closing_the_stream_ends_every_command_it_started() {
     let status = stream.child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+#[test]
+fn stdout_and_stderr_interleaved_at_every_size_arrive_byte_exact() {
+    let dir = std::env::temp_dir().join(format!("shellring-stdio-exact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("bytes");
+    let bytes: Vec<u8> = (0..600_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&source, &bytes).unwrap();
+    // Sizes around pipe pages, frame headers and the pipes' capacity, stdout and stderr in turn.
+    let sizes = [
+        1usize, 9, 4095, 4096, 4097, 65_535, 65_536, 65_537, 262_143, 262_144, 262_145, 600_000,
+    ];
+    let script: String = sizes
+        .iter()
+        .map(|n| {
+            format!(
+                "head -c {n} {0}; head -c {1} {0} >&2; ",
+                source.display(),
+                n / 3 + 1
+            )
+        })
+        .collect();
+    let mut stream = stream();
+    stream.start(1, &script);
+    stream.start(2, &format!("cat {} {0}", source.display()));
+    let mut seen = HashMap::new();
+    stream.gather(&mut seen, |seen| {
+        [1, 2].iter().all(|id| seen.get(id).is_some_and(|s| s.gone))
+    });
+    let (want_out, want_err): (Vec<u8>, Vec<u8>) =
+        sizes
+            .iter()
+            .fold((Vec::new(), Vec::new()), |(mut out, mut err), &n| {
+                out.extend_from_slice(&bytes[..n]);
+                err.extend_from_slice(&bytes[..n / 3 + 1]);
+                (out, err)
+            });
+    assert!(seen[&1].out == want_out, "stdout differs");
+    assert!(seen[&1].err == want_err, "stderr differs");
+    assert!(seen[&2].out == [bytes.as_slice(), &bytes].concat());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
