@@ -27,8 +27,8 @@ use crate::js_buffer::JsValue;
 const HEADER: usize = 9;
 /// The runner never sends larger frames; past this the stream is corrupt.
 const MAX_FRAME: usize = 256 << 20;
-/// One read from the channel: a whole frame of the runner's (256 KiB of output) when output streams, and no more,
-/// since every channel's thread keeps its buffer.
+/// The most taken from the channel at once: a whole frame of the runner's (at most its command pipe's 256 KiB of
+/// output), and no more, since every channel's thread keeps its buffer.
 const READ: usize = 256 << 10;
 const STDOUT: u8 = b'O';
 const STDERR: u8 = b'E';
@@ -182,6 +182,16 @@ impl Parser {
         Ok(())
     }
 
+    /// How many bytes finish what is being read (a header, or a frame's payload up to `READ`): the next read takes
+    /// exactly those, so an output frame reaches its capture in one write, and the capture copies into its tail only
+    /// the newest bytes of each frame rather than of every piece the channel happened to deliver.
+    fn wanted(&self) -> usize {
+        match &self.body {
+            Body::Header { have } => HEADER - have,
+            Body::Output { left, .. } | Body::Other { left, .. } => (*left).min(READ),
+        }
+    }
+
     fn begin(&self, relay: &Relay) -> std::result::Result<Body, String> {
         let word = |at: usize| {
             u32::from_le_bytes([
@@ -221,18 +231,32 @@ fn run(relay: &Relay, mut channel: File) -> Option<String> {
     let mut buf = vec![0u8; READ];
     let mut parser = Parser::new();
     loop {
-        match channel.read(&mut buf) {
-            // End of stream, or the channel failed under us: either way nothing more will come.
-            Ok(0) => break None,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(_) => break None,
-            Ok(n) => {
-                if let Err(why) = parser.feed(relay, &buf[..n]) {
-                    break Some(why);
-                }
-            }
+        // The runner sends a frame's header only once its whole payload is on the way, so waiting for the rest of
+        // a frame never waits on the command.
+        let wanted = parser.wanted();
+        let (got, ended) = fill(&mut channel, &mut buf[..wanted]);
+        if let Err(why) = parser.feed(relay, &buf[..got]) {
+            break Some(why);
+        }
+        if ended {
+            break None;
         }
     }
+}
+
+/// Reads until `buf` is full; true with it when the channel ended first (end of stream, or it failed under us:
+/// either way nothing more will come).
+fn fill(channel: &mut File, buf: &mut [u8]) -> (usize, bool) {
+    let mut got = 0;
+    while got < buf.len() {
+        match channel.read(&mut buf[got..]) {
+            Ok(0) => return (got, true),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return (got, true),
+        }
+    }
+    (got, false)
 }
 
 static NEXT_RELAY: AtomicU32 = AtomicU32::new(1);
@@ -386,6 +410,40 @@ mod tests {
             );
             registry::free(capture).unwrap();
         }
+    }
+
+    #[test]
+    fn reads_are_sized_to_finish_a_header_or_a_whole_payload() {
+        let capture = registry::create(CaptureOptions::default()).unwrap();
+        let relay = Relay::default();
+        relay.routes.lock().unwrap().insert(4, capture);
+        let big: Vec<u8> = (0..READ + 1000).map(|i| (i % 251) as u8).collect();
+        let stream = [
+            frame(b'O', 4, &big[..100_000]),
+            frame(b'T', 4, b"exit 0"),
+            frame(b'O', 4, &big),
+        ]
+        .concat();
+        let mut parser = Parser::new();
+        let mut wanted = Vec::new();
+        let mut at = 0;
+        while at < stream.len() {
+            let n = parser.wanted();
+            wanted.push(n);
+            parser.feed(&relay, &stream[at..at + n]).unwrap();
+            at += n;
+        }
+        assert_eq!(wanted, [HEADER, 100_000, HEADER, 6, HEADER, READ, 1000]);
+        assert_eq!(parser.wanted(), HEADER);
+        let mut want = big[..100_000].to_vec();
+        want.extend_from_slice(&big);
+        let info = registry::info(capture, Stream::Stdout).unwrap();
+        assert_eq!(info.total, want.len() as u64);
+        assert_eq!(
+            registry::tail(capture, Stream::Stdout).unwrap(),
+            want[want.len() - info.retained..]
+        );
+        registry::free(capture).unwrap();
     }
 
     #[test]
