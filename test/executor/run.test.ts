@@ -103,18 +103,22 @@ describe('run', () => {
     expect(handle.stdout.read(0).data.toString()).toBe('before\n');
     handle.release();
 
-    const quick = executor.start(executor.resolve({ command: 'true', timeoutMs: 200 }));
-    await quick.done;
-    const late = await Promise.race([quick.deadline.then(() => 'deadline'), new Promise((resolve) => setTimeout(() => resolve('none'), 600))]);
+    // `true` ends long before a 3 s deadline however loaded the host; the deadline must not be reported after it.
+    const quick = executor.start(executor.resolve({ command: 'true', timeoutMs: 3_000 }));
+    const first = await Promise.race([quick.deadline.then(() => 'deadline'), quick.done.then(() => 'done')]);
+    expect(first).toBe('done');
+    const late = await Promise.race([quick.deadline.then(() => 'deadline'), new Promise((resolve) => setTimeout(() => resolve('none'), 4_000))]);
     expect(late).toBe('none');
     quick.release();
   });
 
   it('classifies an abort, and the first cause wins', async () => {
+    // The abort comes first by construction (as the command starts) and the command ignores its TERM: the timeout
+    // passes during a 4 s grace, and the result still names the abort. Ordered by events, not by a short window.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const result = await run('sleep 10', { timeoutMs: 400, signal: controller.signal });
-    expect(result).toMatchObject({ timedOut: false, aborted: true, signal: 'SIGTERM' });
+    const spec = executor.resolve({ command: "trap '' TERM; sleep 30", timeoutMs: 1_000, signal: controller.signal });
+    const result = await executor.run({ ...spec, graceMs: 4_000, onStart: () => controller.abort() });
+    expect(result).toMatchObject({ timedOut: false, aborted: true, signal: 'SIGKILL' });
   });
 
   it('runs nothing when the signal is already aborted', async () => {
