@@ -86,13 +86,14 @@ describe('run', () => {
   });
 
   it('classifies a timeout', async () => {
-    const result = await run('echo before; sleep 10', { timeoutMs: 300 });
-    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM', timeoutMs: 300 });
+    // Long enough for bash to print its first line before the timeout, however loaded the host.
+    const result = await run('echo before; sleep 10', { timeoutMs: 1_500 });
+    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM', timeoutMs: 1_500 });
     expect(result.stdout.text).toBe('before\n');
   });
 
   it('reports a started command\'s deadline on its handle and lets it run on; a command that ends first has none', async () => {
-    const handle = executor.start(executor.resolve({ command: 'echo before; sleep 30; echo never', timeoutMs: 300 }));
+    const handle = executor.start(executor.resolve({ command: 'echo before; sleep 30; echo never', timeoutMs: 1_500 }));
     const reached = await Promise.race([handle.deadline.then(() => 'deadline'), handle.done.then(() => 'done')]);
     expect(reached).toBe('deadline');
     // Reported, not enforced: the command still runs, and ends only when its caller says so.
@@ -135,9 +136,10 @@ describe('run', () => {
 
   it('kills a TERM-ignoring command with SIGKILL after the grace', async () => {
     const started = Date.now();
-    const result = await run("trap '' TERM; sleep 30", { timeoutMs: 200 });
+    // A second for bash to set its trap before the TERM comes, however loaded the host.
+    const result = await run("trap '' TERM; sleep 30", { timeoutMs: 1_000 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200 + 500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000 + 500);
   });
 
   it('does not wait for a background grandchild holding the pipes, and kills it at close', async () => {
