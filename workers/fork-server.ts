@@ -148,5 +148,5 @@ function writeEarly(fd: number, frame: Buffer): number {
 }
 
 export function errnoName(errno: number): string {
-  return Object.entries(constants.errno).find(([, value]) => value === errno)?.[0] ?? `errno ${errno}`;
+  return Object.entries(constants.errno).find(([, value]) => value === errno)?.[0] ?? supervisionErrors.errno(errno);
 }

@@ -2,7 +2,7 @@
 // once); output goes straight into native captures.
 import type { Socket } from 'node:net';
 import { loadBinding } from '../src/native/loader.js';
-import { supervisionErrors } from '../src/contract/index.js';
+import { runnerFailure, supervisionErrors } from '../src/contract/index.js';
 import type { Launcher } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
@@ -148,7 +148,7 @@ export class Supervised {
         started.type === 'workdir'
           ? chdirFailure(started.errno, cwd)
           : started.type === 'error'
-            ? started.message
+            ? runnerFailure(started.code, started.message)
             : supervisionErrors.runnerNotStarted;
       // Readable once on stderr, for handles that never reject.
       binding.write(captureId, 1, Buffer.from(`${failure}\n`));

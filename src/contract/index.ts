@@ -14,6 +14,8 @@ export { foregroundExit, parseExitStatus, type ExitStatus } from './exit-status.
 export { environmentTexts } from './environment-texts.js';
 export { approvalChoices } from './approval-choices.js';
 export { supervisionErrors } from './supervision-errors.js';
+export { admissionErrors } from './admission-texts.js';
+export { RUNNER_ERROR_CODES, runnerFailure, type RunnerErrorCode } from './runner-failures.js';
 export { workspaceRootErrors } from './workspace-errors.js';
 export { SANDBOX_CONTEXT_SECTION, sandboxContext, type SandboxContextFacts } from './sandbox-context.js';
 export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';

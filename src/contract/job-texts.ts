@@ -25,6 +25,12 @@ export const jobTexts = {
   alreadyFinished: (id: string, status: string) => `job ${id} had already finished ${status}`,
   notice: (id: string, kind: string, label: string, status: string) =>
     `background job ${id} (${kind}: ${label}) finished ${status}. Read its output with job_output.`,
+  /** A settled job's detail (`[status: <s>, <detail>]`): how its command ended. */
+  endedBySignal: (signal: string) => `signal: ${signal}`,
+  endedWithCode: (code: number) => `exit code: ${code}`,
+  killedBeforeExit: 'killed before exit',
+  /** The stop reason of the jobs a closing session still runs. */
+  sessionClosed: 'session closed',
   /** The detail of a job that holds what a finished foreground command left running. */
   leftoverDetail: (count: number, exit: string) =>
     `bash ended (${exit}); ${count === 1 ? '1 process' : `${count} processes`} left running`,

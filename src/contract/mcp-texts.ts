@@ -13,6 +13,8 @@ export const modernTexts = {
     `opened session ${handle}: pass "session": "${handle}" to bash, job_output, job_list and job_kill to use it`,
   /** A task's statusMessage while its job runs. */
   taskWorking: (jobId: string) => `job ${jobId} is running`,
+  /** The stop reason of a task's job cancelled with tasks/cancel (`[stopped: <reason>]`). */
+  taskCancelled: 'cancelled by the client (tasks/cancel)',
 };
 
 export const modernErrors = {

@@ -41,6 +41,10 @@ export const sessionErrors = {
   /** `field` names what differs: `cwd "/a/b"` or `tools ["bash"]`. */
   reopened: (id: string, field: string) =>
     `session ${shownId(id)} is already open with ${field}; close it before opening it with other options, or open it with the same ones`,
+  /** What `reopened` names when the working directory differs. */
+  reopenedCwd: (cwd: string) => `cwd ${JSON.stringify(cwd)}`,
+  /** What `reopened` names when the tool restriction differs (none: every tool). */
+  reopenedTools: (tools: readonly string[] | undefined) => (tools === undefined ? 'every tool' : `tools ${JSON.stringify(tools)}`),
   closed: (id: string) => `session ${id} is closed`,
   notAllowed: (name: string) => `tool ${shownJson(name)} is not available to this session`,
   cwd: (value: unknown) => `invalid session cwd: expected a non-empty string, got ${shownJson(value)}`,

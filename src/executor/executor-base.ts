@@ -113,9 +113,10 @@ export abstract class ExecutorBase implements Executor {
   async run(spec: ExecSpec): Promise<RunResult> {
     if (spec.signal?.aborted) return abortedBeforeStart(spec.timeoutMs);
     const handle = this.#launch(spec, 'kill', false);
-    spec.onStart?.(handle);
     const onAbort = () => handle.abort();
+    // Listening before onStart: an abort that onStart itself causes must not be missed.
     spec.signal?.addEventListener('abort', onAbort, { once: true });
+    spec.onStart?.(handle);
     try {
       const outcome = await handle.done;
       await handle.spillPlaced;

@@ -2,6 +2,7 @@
 // once; a command goes to the host with the fewest live commands and starts at once (no queue, no per-worker cap).
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { supervisionErrors } from '../contract/index.js';
 import type { HostEvent, HostRequest, KillCause, SupervisorResult, SupervisorTask } from './protocol.js';
 import type { WaitingFinding } from './waiting.js';
 
@@ -65,7 +66,7 @@ class Host {
         return onDead(this, unstarted);
       }
       onDead(this, new Map());
-      for (const id of [...this.entries.keys()]) this.#forget(id).listener.crashed('the worker exited');
+      for (const id of [...this.entries.keys()]) this.#forget(id).listener.crashed(supervisionErrors.workerExited);
     });
     port.unref();
   }
@@ -211,7 +212,7 @@ export class SupervisorHosts {
     const host = new Host(port1, (dead, unstarted) => {
       this.#hosts.delete(dead);
       if (this.#closed) {
-        for (const entry of unstarted.values()) entry.listener.crashed('the executor is closed');
+        for (const entry of unstarted.values()) entry.listener.crashed(supervisionErrors.executorClosed);
         return;
       }
       // Piscina replaces the dead worker; a new host attaches to whichever worker takes the task.

@@ -1,7 +1,7 @@
 // The plain-data messages between the main thread and the supervisor workers (nothing here survives as a class).
 import type { MessagePort } from 'node:worker_threads';
+import type { RunnerErrorCode } from '../contract/index.js';
 import type { ConfinementPlan } from './confinement-plan.js';
-import type { RunnerErrorCode } from './runner-request.js';
 import type { WaitingFinding } from './waiting.js';
 
 export type KillCause = 'timeout' | 'abort' | 'kill';

@@ -2,7 +2,7 @@
 // `shellring-runner --stdio` on another host): the request frame, how a command reaches bash, and the status words.
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
-import { MAX_COMMAND_BYTES, supervisionErrors } from '../contract/index.js';
+import { MAX_COMMAND_BYTES, RUNNER_ERROR_CODES, supervisionErrors, type RunnerErrorCode } from '../contract/index.js';
 import { encodePlan, type ConfinementPlan } from './confinement-plan.js';
 
 /** What one command asks its runner: sent on the status socket right after its descriptors. */
@@ -52,10 +52,6 @@ export function bashArguments(command: string, stdin: string | undefined): { com
   if (stdin === undefined && Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return { command: FROM_STDIN, stdin: command };
   return { command, stdin };
 }
-
-/** The stable codes of the runner's own failures (crates/runner/src/error.rs). */
-export const RUNNER_ERROR_CODES = ['RUNNER_REQUEST', 'RUNNER_SETUP', 'RUNNER_SPAWN', 'RUNNER_SANDBOX_UNAVAILABLE'] as const;
-export type RunnerErrorCode = (typeof RUNNER_ERROR_CODES)[number];
 
 /** A runner's status line (fd 3, or a `T` frame of `--stdio`) as an event. */
 export type RunnerEvent =

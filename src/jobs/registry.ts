@@ -268,7 +268,7 @@ export class JobRegistry {
   /** Teardown of one owner: kills its jobs without notices, waits for them, and removes them. */
   async closeOwner(ownerId: string): Promise<void> {
     const jobs = [...this.#ownedBy(ownerId)];
-    for (const job of jobs) if (!settled(job.state)) this.kill(job.id, 'session closed', 'teardown');
+    for (const job of jobs) if (!settled(job.state)) this.kill(job.id, jobTexts.sessionClosed, 'teardown');
     for (const job of jobs) job.silenced = true;
     await Promise.all(jobs.map((job) => job.source.settled));
     // A foreground call still reads its result from the job's capture after settlement, then removes the job

@@ -222,13 +222,12 @@ export function checkSessionId(id: unknown): asserts id is string {
 /** Reopening an open session with other options is an error: they would otherwise be ignored without a word. */
 export function checkSameOptions(open: Session, options: SessionOptions): void {
   if (options.cwd !== undefined && typeof options.cwd === 'string' && resolve(options.cwd) !== open.cwd) {
-    throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.reopened(open.id, `cwd ${JSON.stringify(open.cwd)}`));
+    throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.reopened(open.id, sessionErrors.reopenedCwd(open.cwd)));
   }
   if (options.tools !== undefined) {
     const same = Array.isArray(options.tools) && open.tools !== undefined && sameNames(options.tools, open.tools);
     if (!same) {
-      const shown = open.tools === undefined ? 'every tool' : `tools ${JSON.stringify(open.tools)}`;
-      throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.reopened(open.id, shown));
+      throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.reopened(open.id, sessionErrors.reopenedTools(open.tools)));
     }
   }
 }

@@ -2,7 +2,7 @@
 import { STREAMS, type CaptureBackend } from '../capture/types.js';
 import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
 import type { JobSettlement, JobSource } from '../jobs/types.js';
-import { markers } from '../contract/index.js';
+import { jobTexts, markers } from '../contract/index.js';
 
 /** `holdsLeftovers`: the job stays running while processes the command left behind live on, and its kill ends
  * them (a foreground call hands such a job to the session instead of dropping it). */
@@ -48,9 +48,9 @@ export function settlement(outcome: ProcessOutcome): JobSettlement {
   if (outcome.error !== undefined) return { state: 'failed', detail: outcome.error };
   const detail =
     outcome.signal !== null
-      ? `signal: ${outcome.signal}`
+      ? jobTexts.endedBySignal(outcome.signal)
       : outcome.exitCode !== null
-        ? `exit code: ${outcome.exitCode}`
-        : 'killed before exit';
+        ? jobTexts.endedWithCode(outcome.exitCode)
+        : jobTexts.killedBeforeExit;
   return { state: outcome.status === 'killed' ? 'killed' : 'completed', detail };
 }

@@ -205,8 +205,9 @@ describe('start and observers', () => {
   });
 
   it('kill is idempotent and settles the handle as killed', async () => {
-    const handle = executor.start(executor.resolve({ command: 'sleep 30' }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const handle = executor.start(executor.resolve({ command: 'echo up; sleep 30' }));
+    // Killed once bash runs (its first line is out), not after a guess at how long starting takes.
+    await until(() => handle.stdout.read(0).data.length > 0, 10_000, 'bash started');
     handle.kill();
     handle.kill();
     expect(await handle.done).toEqual({ status: 'killed', exitCode: null, signal: 'SIGTERM' });

@@ -86,13 +86,14 @@ describe('run', () => {
   });
 
   it('classifies a timeout', async () => {
-    const result = await run('echo before; sleep 10', { timeoutMs: 300 });
-    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM', timeoutMs: 300 });
+    // Long enough for bash to print its first line before the timeout, however loaded the host.
+    const result = await run('echo before; sleep 10', { timeoutMs: 1_500 });
+    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM', timeoutMs: 1_500 });
     expect(result.stdout.text).toBe('before\n');
   });
 
   it('reports a started command\'s deadline on its handle and lets it run on; a command that ends first has none', async () => {
-    const handle = executor.start(executor.resolve({ command: 'echo before; sleep 30; echo never', timeoutMs: 300 }));
+    const handle = executor.start(executor.resolve({ command: 'echo before; sleep 30; echo never', timeoutMs: 1_500 }));
     const reached = await Promise.race([handle.deadline.then(() => 'deadline'), handle.done.then(() => 'done')]);
     expect(reached).toBe('deadline');
     // Reported, not enforced: the command still runs, and ends only when its caller says so.
@@ -103,18 +104,22 @@ describe('run', () => {
     expect(handle.stdout.read(0).data.toString()).toBe('before\n');
     handle.release();
 
-    const quick = executor.start(executor.resolve({ command: 'true', timeoutMs: 200 }));
-    await quick.done;
-    const late = await Promise.race([quick.deadline.then(() => 'deadline'), new Promise((resolve) => setTimeout(() => resolve('none'), 600))]);
+    // `true` ends long before a 3 s deadline however loaded the host; the deadline must not be reported after it.
+    const quick = executor.start(executor.resolve({ command: 'true', timeoutMs: 3_000 }));
+    const first = await Promise.race([quick.deadline.then(() => 'deadline'), quick.done.then(() => 'done')]);
+    expect(first).toBe('done');
+    const late = await Promise.race([quick.deadline.then(() => 'deadline'), new Promise((resolve) => setTimeout(() => resolve('none'), 4_000))]);
     expect(late).toBe('none');
     quick.release();
   });
 
   it('classifies an abort, and the first cause wins', async () => {
+    // The abort comes first by construction (as the command starts) and the command ignores its TERM: the timeout
+    // passes during a 4 s grace, and the result still names the abort. Ordered by events, not by a short window.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const result = await run('sleep 10', { timeoutMs: 400, signal: controller.signal });
-    expect(result).toMatchObject({ timedOut: false, aborted: true, signal: 'SIGTERM' });
+    const spec = executor.resolve({ command: "trap '' TERM; sleep 30", timeoutMs: 1_000, signal: controller.signal });
+    const result = await executor.run({ ...spec, graceMs: 4_000, onStart: () => controller.abort() });
+    expect(result).toMatchObject({ timedOut: false, aborted: true, signal: 'SIGKILL' });
   });
 
   it('runs nothing when the signal is already aborted', async () => {
@@ -131,9 +136,10 @@ describe('run', () => {
 
   it('kills a TERM-ignoring command with SIGKILL after the grace', async () => {
     const started = Date.now();
-    const result = await run("trap '' TERM; sleep 30", { timeoutMs: 200 });
+    // A second for bash to set its trap before the TERM comes, however loaded the host.
+    const result = await run("trap '' TERM; sleep 30", { timeoutMs: 1_000 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200 + 500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000 + 500);
   });
 
   it('does not wait for a background grandchild holding the pipes, and kills it at close', async () => {

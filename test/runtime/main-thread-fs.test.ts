@@ -1,5 +1,6 @@
 // The main thread makes no synchronous filesystem, child_process or signal call while a call runs or a new session
-// makes its first call, and none at all on cgroupfs while a session with live processes in its cgroup closes.
+// makes its first call, and none at all on cgroupfs or the process table (/proc) then, nor while a session with live
+// processes in its cgroup closes.
 import childProcess, { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { once } from 'node:events';
@@ -16,10 +17,12 @@ const work = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'shellring-main-threa
 
 /** Where cgroups are mounted: the main thread leaves every call under it to the workers. */
 const CGROUPFS = '/sys/fs/cgroup';
+/** The process table: reading it is the supervisors' (waiting detection, sweeps), never the main thread's. */
+const PROCFS = '/proc/';
 
 /**
  * Counts, on this thread (ESM importers included) until the returned stop is called: every `fs.*Sync` and
- * `child_process.*Sync` call, every `process.kill`, and every `fs/promises` call on a cgroupfs path.
+ * `child_process.*Sync` call, every `process.kill`, and every `fs/promises` call on a cgroupfs or /proc path.
  */
 function countSyncCalls(): { calls: string[]; stop: () => void } {
   const calls: string[] = [];
@@ -39,7 +42,7 @@ function countSyncCalls(): { calls: string[]; stop: () => void } {
   for (const name of syncNames(fsTable)) wrap(fsTable, name);
   for (const name of syncNames(cpTable)) wrap(cpTable, name);
   for (const name of Object.keys(promises).filter((key) => typeof promises[key] === 'function')) {
-    wrap(promises, name, ([path]) => String(path).startsWith(CGROUPFS));
+    wrap(promises, name, ([path]) => String(path).startsWith(CGROUPFS) || String(path).startsWith(PROCFS));
   }
   wrap(process as unknown as Record<string, unknown>, 'kill');
   syncBuiltinESMExports();
@@ -63,7 +66,14 @@ describe('the main thread and the filesystem', () => {
     process.kill(process.pid, 0);
     await fs.promises.readFile(`${CGROUPFS}/cgroup.procs`).catch(() => undefined);
     await fs.promises.readFile('/proc/self/stat');
-    expect(counting.calls).toEqual(['existsSync(/)', 'execFileSync(true)', `kill(${process.pid})`, `readFile(${CGROUPFS}/cgroup.procs)`]);
+    await fs.promises.readFile('/etc/hostname').catch(() => undefined);
+    expect(counting.calls).toEqual([
+      'existsSync(/)',
+      'execFileSync(true)',
+      `kill(${process.pid})`,
+      `readFile(${CGROUPFS}/cgroup.procs)`,
+      'readFile(/proc/self/stat)',
+    ]);
   });
 
   for (const [name, options] of [

@@ -73,7 +73,7 @@ describe('run_in_background admits the job before its command is prepared', () =
 
     const id = await startBackground(session, command);
     // The call has returned; the probe has started and still waits for the gate.
-    await until(runner.probing, 5_000, 'the probe to start');
+    await until(runner.probing, 30_000, 'the probe to start');
     expect(text(await session.callTool('job_list', {}))).toBe(`${id} [bash] running — ${command}`);
 
     runner.openGate();
@@ -132,7 +132,7 @@ describe('run_in_background admits the job before its command is prepared', () =
     const command = 'echo killed-early > killed.txt';
 
     const id = await startBackground(session, command);
-    await until(runner.probing, 5_000, 'the probe to start');
+    await until(runner.probing, 30_000, 'the probe to start');
     expect(text(await session.callTool('job_kill', { job_id: id }))).toBe(`requested cancellation of job ${id}`);
     await jobs.settled((job) => job.id === id);
     expect(text(await session.callTool('job_list', {}))).toBe(`${id} [bash] killed — ${command}`);
@@ -154,7 +154,7 @@ describe('run_in_background admits the job before its command is prepared', () =
     const ws = workspace();
     const closing = runtime.session({ id: 'close-early', cwd: ws });
     const id = await startBackground(closing, 'echo closed-early > closed.txt');
-    await until(runner.probing, 5_000, 'the probe to start');
+    await until(runner.probing, 30_000, 'the probe to start');
     expect(runtime.jobs!.list('close-early').map((job) => [job.id, job.state])).toEqual([[id, 'running']]);
     await closing.close();
     expect(runtime.jobs!.list('close-early')).toEqual([]);
@@ -185,7 +185,7 @@ describe('escalating a background call', () => {
     const ws = workspace();
     const session = runtime.session({ id: 'escalate-bg', cwd: ws });
     const call = bash(session, 'echo report > report.txt; echo written', { run_in_background: true, ...escalate });
-    await until(() => requests.length === 1, 5_000, 'the approval request');
+    await until(() => requests.length === 1, 30_000, 'the approval request');
     // The person decides on the call itself: until then, no job exists.
     expect(runtime.jobs!.list('escalate-bg')).toEqual([]);
     expect(requests[0]).toMatchObject({ mode: 'workspace-write', cwd: ws, reason: 'escalate sandbox to workspace-write: the job writes its report here' });
@@ -196,7 +196,7 @@ describe('escalating a background call', () => {
 
     answer = () => undefined;
     const rejected = bash(session, 'echo no > rejected.txt', { run_in_background: true, ...escalate });
-    await until(() => requests.length === 2, 5_000, 'the second approval request');
+    await until(() => requests.length === 2, 30_000, 'the second approval request');
     answer('rejected');
     expect(text(await rejected)).toBe('Error: the user rejected escalating this command to "workspace-write"');
     expect(runtime.jobs!.list('escalate-bg').map((job) => job.id)).toEqual([id]);

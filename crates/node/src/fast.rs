@@ -34,6 +34,9 @@ fn invalid(name: &str, expected: &str) -> napi::Error<&'static str> {
 }
 
 /// The call's first `N` arguments; missing ones are `undefined`, which the conversions below reject.
+///
+/// # Safety
+/// `env` and `info` must be the ones N-API passed to the callback that is running.
 unsafe fn args<const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
@@ -55,6 +58,8 @@ unsafe fn args<const N: usize>(
     Ok(argv)
 }
 
+/// # Safety
+/// `env` must be the running callback's env and `value` a value of its scope.
 unsafe fn number(env: sys::napi_env, value: sys::napi_value, name: &str) -> Result<f64> {
     let mut out = 0.0;
     // SAFETY: `env` is this call's env, `value` one of its arguments, `out` a valid place for the result.
@@ -169,6 +174,8 @@ unsafe fn kind_arg(env: sys::napi_env, value: sys::napi_value) -> Result<Either<
     Ok(Either::B(String::from_utf8_lossy(&text).into_owned()))
 }
 
+/// # Safety
+/// `env` must be the running callback's env.
 unsafe fn undefined(env: sys::napi_env) -> Result<sys::napi_value> {
     let mut out = ptr::null_mut();
     status(

@@ -19,6 +19,8 @@ impl JsValue {
 }
 
 impl ToNapiValue for JsValue {
+    /// # Safety
+    /// The handle is returned as it was taken, within the scope of the call that created it (see `of`).
     unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> napi::Result<sys::napi_value> {
         Ok(value.0)
     }

@@ -38,6 +38,10 @@ pub enum Status {
 }
 
 /// Outside: waits for bash's wait status (or the first process's end) and ends the same way.
+///
+/// # Safety
+/// Only from `split`, outside the namespace, in the forked child there; `from` is the read end of the pipe the first
+/// process writes bash's wait status to. It calls only async-signal-safe functions.
 unsafe fn monitor(first: libc::pid_t, from: RawFd) -> ! {
     // The command's own process group gets the supervisor's signals: bash decides what they do, not this process.
     let mut all: libc::sigset_t = std::mem::zeroed();
@@ -61,6 +65,9 @@ unsafe fn monitor(first: libc::pid_t, from: RawFd) -> ! {
 }
 
 /// Ends this process with `status`: the same exit code, or death by the same signal (without a core file).
+///
+/// # Safety
+/// Only in a forked child that holds no lock: it calls only async-signal-safe functions, and never returns.
 unsafe fn end_as(status: i32) -> ! {
     if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);

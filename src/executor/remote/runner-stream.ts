@@ -6,6 +6,7 @@
 // frames (status, output over, gone) in batches.
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
+import { runnerFailure } from '../../contract/index.js';
 import { loadBinding } from '../../native/loader.js';
 import { bashArguments, chdirFailure, encode, parse as parseStatus } from '../runner-request.js';
 import type { LaunchControl, LaunchListener } from '../hosts.js';
@@ -170,7 +171,7 @@ export class RunnerStream {
       return;
     }
     if (event.type === 'workdir') command.failure = { error: chdirFailure(event.errno, command.task.cwd), runnerFailed: false };
-    else if (event.type === 'error') command.failure = { error: event.message, runnerFailed: true, ...(event.code ? { code: event.code } : {}) };
+    else if (event.type === 'error') command.failure = { error: runnerFailure(event.code, event.message), runnerFailed: true, ...(event.code ? { code: event.code } : {}) };
   }
 
   /** The output is over (the relay wrote all of it before the frame that says so): the capture finishes and the

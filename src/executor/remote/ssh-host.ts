@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { remoteErrors } from '../../contract/index.js';
+import { remoteErrors, supervisionErrors } from '../../contract/index.js';
 import { loadBinding } from '../../native/loader.js';
 import { hostLabel, type SshHost } from './config.js';
 import { RunnerStream } from './runner-stream.js';
@@ -109,7 +109,7 @@ export class SshConnection {
   }
 
   #connect(): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error(remoteErrors.unreachable(this.label, 'the executor is closed')));
+    if (this.#closed) return Promise.reject(new Error(remoteErrors.unreachable(this.label, supervisionErrors.executorClosed)));
     const current = this.#master;
     // One master at a time: sessions whose first calls come together share the attempt.
     if (current && !current.failed && (current.child === undefined || running(current.child))) return current.ready;
@@ -139,7 +139,7 @@ export class SshConnection {
       const done = await Promise.race([exited.then(() => true), sleep(10).then(() => false)]);
       if (done || Date.now() > deadline) {
         if (!done) child.kill('SIGKILL');
-        throw new Error(remoteErrors.unreachable(this.label, stderr() ?? 'ssh exited'));
+        throw new Error(remoteErrors.unreachable(this.label, stderr() ?? remoteErrors.sshExited));
       }
     }
   }

@@ -1,5 +1,7 @@
 // Admission of commands: a cap on commands running at once per session and for the whole instance.
+import { admissionErrors } from '../../contract/index.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import type { Refusal } from './observer.js';
 
 export interface CommandLimits {
   /** Commands running at once in one session (foreground calls plus live background jobs). Default 16. */
@@ -11,12 +13,10 @@ export interface CommandLimits {
 export const DEFAULT_MAX_COMMANDS_PER_SESSION = 16;
 export const DEFAULT_MAX_COMMANDS = 512;
 
-export function sessionLimitMessage(limit: number): string {
-  return `too many commands running in this session (limit: ${limit}); wait for one to finish or stop a background job with job_kill, then retry`;
-}
-
-export function instanceLimitMessage(limit: number): string {
-  return `this server is running as many commands as it allows for all sessions (limit: ${limit}); nothing ran, retry in a moment`;
+/** A command refused at a cap: which cap (as the refusal metric counts it), and the model's words for it. */
+export interface CommandRefusal {
+  cap: Extract<Refusal, 'session-commands' | 'instance-commands'>;
+  message: string;
 }
 
 /** Counts what runs: bash calls in flight (by session) and background jobs still running, which outlive their call. */
@@ -33,11 +33,11 @@ export class CommandCounter {
     this.#total = limits.maxCommands ?? DEFAULT_MAX_COMMANDS;
   }
 
-  /** A refusal message when one more bash command would pass a cap; undefined admits it. */
-  admit(sessionId: string, tool: string): string | undefined {
+  /** The cap one more bash command would pass, with its refusal; undefined admits it. */
+  admit(sessionId: string, tool: string): CommandRefusal | undefined {
     if (tool !== 'bash') return undefined;
-    if (this.#running(sessionId) >= this.#perSession) return sessionLimitMessage(this.#perSession);
-    if (this.#running() >= this.#total) return instanceLimitMessage(this.#total);
+    if (this.#running(sessionId) >= this.#perSession) return { cap: 'session-commands', message: admissionErrors.sessionLimit(this.#perSession) };
+    if (this.#running() >= this.#total) return { cap: 'instance-commands', message: admissionErrors.instanceLimit(this.#total) };
     return undefined;
   }
 

@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
+import { admissionErrors } from '../../contract/index.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { Access, bracketed, isLoopback } from '../http/access.js';
@@ -187,7 +188,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     gate: () => {
       if (!draining) return undefined;
       observer.refused('draining');
-      return 'this server is shutting down: the call did not run; start a new session to continue';
+      return admissionErrors.draining;
     },
   });
 

@@ -171,8 +171,9 @@ export class HttpSessions {
     const closed = gate();
     if (closed !== undefined) return closed;
     const refusal = counter.admit(id, tool);
-    if (refusal !== undefined) observer.refused(refusal.startsWith('too many') ? 'session-commands' : 'instance-commands', id);
-    return refusal;
+    if (refusal === undefined) return undefined;
+    observer.refused(refusal.cap, id);
+    return refusal.message;
   }
 
   /** Passes a request to its session's transport, keeping the idle clock and the standalone stream's cursor. */

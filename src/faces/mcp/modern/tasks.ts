@@ -84,7 +84,7 @@ export class TaskTable {
     const job = this.#runtime.jobs?.list(record.state.session.id).find((info) => info.id === record.jobId);
     if (!job || (job.state !== 'running' && job.state !== 'stopping')) return;
     record.cancelled = true;
-    await record.state.session.callTool('job_kill', { job_id: record.jobId, reason: 'cancelled by the client (tasks/cancel)' });
+    await record.state.session.callTool('job_kill', { job_id: record.jobId, reason: modernTexts.taskCancelled });
   }
 
   /** tasks/update: shellring's tasks never wait for input (approvals are settled before a task exists). */
