@@ -68,6 +68,26 @@ impl Stats {
         self.finished.store(memory.finished(), Ordering::Release);
     }
 
+    /// Publishes `memory` as [`Stats::publish`] does, with each stream's total raised by the bytes memory is
+    /// `behind` by (in the spill file, not yet in memory; see `behind`), so progress polls see them at once. The
+    /// ring's total is raised by as much less the three bytes of an incomplete character it may hold back when it
+    /// catches up, so it never goes down.
+    pub fn publish_behind(&self, memory: &Memory, behind: [u64; 2]) {
+        self.publish(memory);
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let by = behind[stream as usize];
+            let s = &self.streams[stream as usize];
+            let total = memory.tail(stream).total() + by;
+            s.truncated
+                .store(total > memory.tail(stream).cap() as u64, Ordering::Release);
+            s.total.store(total, Ordering::Release);
+        }
+        if let Some(ring) = memory.ring() {
+            let by: u64 = behind.iter().map(|b| b.saturating_sub(3)).sum();
+            self.ring.total.store(ring.total() + by, Ordering::Release);
+        }
+    }
+
     pub fn publish_spill(&self, stream: Stream, state: SpillState) {
         self.streams[stream as usize]
             .spill
