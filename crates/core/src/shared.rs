@@ -1,9 +1,11 @@
 //! A capture shared between threads: memory behind a short lock, each spill file behind its own, and
 //! published figures that anyone reads without waiting.
 //!
-//! File I/O happens only under a spill lock, which no reader of sizes, state or output ever takes: a thread
+//! File writes happen only under a spill lock, which no reader of sizes, state or output ever takes: a thread
 //! that blocks on a slow disk delays its own stream's file, never the host. `finish` never waits for a spill
-//! lock either: when a writer holds one, that writer closes the file as it lets go.
+//! lock either: when a writer holds one, that writer closes the file as it lets go. The one file read is memory
+//! catching up with bytes the reactor spliced into a file (see `behind`): the newest bytes memory keeps, just
+//! written, read back from the page cache under the memory lock.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -204,6 +206,14 @@ impl SharedCapture {
         held
     }
 
+    /// Makes the published figures current: while memory is behind its spill files, only the stream totals are,
+    /// and a reader of the ring's offsets or a window's size must see what memory will hold.
+    fn current(&self) {
+        if self.stats.behind() {
+            drop(self.memory());
+        }
+    }
+
     /// Marks the capture finished, settles the ring and closes the spill files (at once, or by the writer
     /// that holds one as it lets go). Idempotent.
     pub fn finish(&self) {
@@ -256,8 +266,10 @@ impl SharedCapture {
         self.stats.finished()
     }
 
-    /// Sizes and spill state, read without waiting for any lock.
+    /// Sizes and spill state, read without waiting for any lock (but the memory lock, for a copy, while memory is
+    /// behind its spill files).
     pub fn info(&self, stream: Stream) -> StreamInfo {
+        self.current();
         let tail = self.stats.tail(stream);
         let spill = self.stats.spill(stream);
         let reported = matches!(spill, SpillState::Active | SpillState::Complete);
@@ -270,8 +282,9 @@ impl SharedCapture {
         }
     }
 
-    /// The ring's state, read without waiting; `None` for a capture without a ring.
+    /// The ring's state, read as [`SharedCapture::info`] is; `None` for a capture without a ring.
     pub fn ring_state(&self) -> Option<RingState> {
+        self.current();
         self.has_ring.then(|| self.stats.ring())
     }
 

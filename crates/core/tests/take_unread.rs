@@ -124,8 +124,10 @@ fn an_active_file_takes_every_byte_and_memory_ends_as_a_full_read_would() {
             Some(true)
         );
         at += len;
-        // Progress is published at once, before memory catches up.
+        // A poll of progress sees memory caught up: the ring's offsets are those a read then finds.
         assert_eq!(capture.info(Stream::Stdout).total, at as u64);
+        let polled = capture.ring_state().unwrap();
+        assert_eq!(polled, capture.read_memory(|m| m.ring().unwrap().state()));
     }
     assert_eq!(at, 1000);
     capture.finish();
