@@ -9,6 +9,12 @@ use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The most one splice(2) moves into the file. A larger write makes the page cache take larger folios, which a
+/// virtual machine that hands free memory back to its host serves from memory the host must fault back in: 1 MiB
+/// splices measured 3.7–4.6 s of CPU per GiB against 0.42 s for 256 KiB ones (the reactor's read size).
+#[cfg(target_os = "linux")]
+const SPLICE_MAX: usize = 256 * 1024;
+
 /// The public view of a spill's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpillState {
@@ -149,7 +155,7 @@ impl Spill {
         }
         let mut moved = 0;
         while moved < len {
-            match crate::pipe_moves::splice(pipe, file.as_fd(), len - moved) {
+            match crate::pipe_moves::splice(pipe, file.as_fd(), (len - moved).min(SPLICE_MAX)) {
                 Ok(n) if n > 0 => moved += n,
                 Err(e) if moved == 0 && e.raw_os_error() == Some(libc::EINVAL) => return None,
                 // The pipe holds less than it said (end-of-file, or empty): what it gave is all in the file.
