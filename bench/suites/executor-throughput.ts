@@ -1,6 +1,7 @@
 // Capture suite: 1 GiB through the bash tool of createRuntime() (its defaults: 64000-byte tail and the whole stream
 // in a spill file), against a ceiling, the faster in each round of two C readers of the same pipe that each do less
-// work than the capture (blocking reads, and splice(2) with no copy at all), and `dd | cat` pinned to one CPU.
+// work than the capture (blocking reads, and splice(2) with no copy at all), and `dd | cat` pinned to one CPU; CPU per
+// GiB against the C readers' own.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,6 +33,7 @@ const READER = 'read(2) reader (C), discarding';
 const READER_FILE = 'read(2) reader (C), to a file';
 const SPLICER = 'splice(2) reader (C), to /dev/null';
 const SPLICER_FILE = 'splice(2) reader (C), to a file';
+const SPLICER_DIRECT = 'splice(2) reader (C), to an O_DIRECT file';
 /** Per round, the faster of the two readers: what the capture, doing more than either, is held against. */
 const CEILING = 'ceiling: faster reader of each round, nothing kept';
 const CEILING_FILE = 'ceiling: faster reader of each round, to a file';
@@ -49,6 +51,8 @@ interface Run {
   runnerCpuMs: number | null;
   /** Waited-for children's CPU (reader or dd and cat, and the producer), null otherwise. */
   childCpuMs: number | null;
+  /** A C reader's own CPU (its getrusage, the producer not counted), null otherwise. */
+  readerCpuMs: number | null;
 }
 
 function compileReader(dir: string): string {
@@ -66,8 +70,11 @@ function childRun(file: string, args: string[], who: string, bytes: number | nul
     out = r.stdout;
   });
   if (status !== 0) throw new Error(`${who} failed (${status})`);
-  if (bytes !== null && Number(out.trim()) !== bytes) throw new Error(`${who}: read ${out.trim()} of ${bytes} bytes`);
-  return { wallMs: timing.wallMs, hostCpuMs: null, runnerCpuMs: null, childCpuMs: timing.cpuMs };
+  // A reader prints the bytes it moved and its own CPU in microseconds.
+  const [read, cpuUs] = out.trim().split(' ').map(Number);
+  if (bytes !== null && read !== bytes) throw new Error(`${who}: read ${out.trim()} of ${bytes} bytes`);
+  const readerCpuMs = bytes === null ? null : cpuUs! / 1000;
+  return { wallMs: timing.wallMs, hostCpuMs: null, runnerCpuMs: null, childCpuMs: timing.cpuMs, readerCpuMs };
 }
 
 let serial = 0;
@@ -90,7 +97,7 @@ async function toolCall(runtime: Runtime, command: string, bytes: number, who: s
   if (spill !== (spillPath !== undefined)) throw new Error(`${who}: spill file ${spillPath ?? '(unavailable)'}`);
   if (spillPath !== undefined && fs.statSync(spillPath).size !== bytes) throw new Error(`${who}: short spill file`);
   return {
-    run: { wallMs, hostCpuMs: (used.user + used.system) / 1000, runnerCpuMs: sampler.stop().cpuMs, childCpuMs: null },
+    run: { wallMs, hostCpuMs: (used.user + used.system) / 1000, runnerCpuMs: sampler.stop().cpuMs, childCpuMs: null, readerCpuMs: null },
     session,
   };
 }
@@ -98,7 +105,7 @@ async function toolCall(runtime: Runtime, command: string, bytes: number, who: s
 function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime, mib: number): AsyncCase<Run>[] {
   const producer = PRODUCER(mib);
   const bytes = mib * MiB;
-  const drain = (name: string, mode: 'read' | 'splice', toFile: boolean): AsyncCase<Run> => ({
+  const drain = (name: string, mode: 'read' | 'splice' | 'direct', toFile: boolean): AsyncCase<Run> => ({
     name,
     once: async () => {
       const file = toFile ? path.join(dir, `reader-${++serial}`) : '-';
@@ -112,6 +119,7 @@ function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime,
     drain(SPLICER, 'splice', false),
     drain(READER_FILE, 'read', true),
     drain(SPLICER_FILE, 'splice', true),
+    drain(SPLICER_DIRECT, 'direct', true),
     {
       name: DD_PINNED,
       once: async () => childRun('taskset', ['-c', '0', 'bash', '-c', `${producer} | cat >/dev/null`], DD_PINNED, null),
@@ -143,7 +151,7 @@ function figures(runs: Map<string, Run[]>): Figure[] {
     const own = rates(name);
     return { name, value: median(own), unit: 'MB/s', extra: { 'x dd|cat pinned': median(roundRatios(own, rates(DD_PINNED))), 'runs MB/s': own } };
   });
-  return [...ceilingRows, ...[READER, SPLICER, READER_FILE, SPLICER_FILE, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
+  return [...ceilingRows, ...[READER, SPLICER, READER_FILE, SPLICER_FILE, SPLICER_DIRECT, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
     const list = runs.get(name)!;
     const own = rates(name);
     const sum = (pick: (r: Run) => number | null): number | string =>
@@ -157,6 +165,7 @@ function figures(runs: Map<string, Run[]>): Figure[] {
         'host cpu s/GiB': sum((r) => r.hostCpuMs),
         'runner cpu s/GiB': sum((r) => r.runnerCpuMs),
         'children cpu s/GiB': sum((r) => r.childCpuMs),
+        'reader cpu s/GiB': sum((r) => r.readerCpuMs),
         'x dd|cat pinned': median(roundRatios(own, rates(DD_PINNED))),
         'runs MB/s': own,
       },
@@ -187,6 +196,7 @@ export async function run(): Promise<SuiteResult> {
   const full = find(rows, RUNTIME);
   const tail = find(rows, RUNTIME_TAIL);
   const cpu = (row: typeof full): number => (row.extra!['host cpu s/GiB'] as number) + (row.extra!['runner cpu s/GiB'] as number);
+  const readerCpu = (name: string): string => fmt(find(rows, name).extra!['reader cpu s/GiB'] as number);
   const pinned = (row: typeof full): string => `${fmt(row.extra!['x dd|cat pinned'] as number)}x dd | cat pinned`;
   return {
     name: 'executor-throughput',
@@ -209,7 +219,9 @@ export async function run(): Promise<SuiteResult> {
         `bash tool (defaults) host + runner CPU <= ${TARGET_CPU} s/GiB`,
         cpu(full),
         TARGET_CPU,
-        `${fmt(cpu(full))} s/GiB (tail only: ${fmt(cpu(tail))} s/GiB)`,
+        `${fmt(cpu(full))} s/GiB (tail only: ${fmt(cpu(tail))} s/GiB; the C readers' own in the same rounds: ` +
+          `splice(2) to a file ${readerCpu(SPLICER_FILE)}, read(2) to a file ${readerCpu(READER_FILE)}, ` +
+          `splice(2) to an O_DIRECT file ${readerCpu(SPLICER_DIRECT)} s/GiB)`,
       ),
     ],
     notes: [
@@ -218,7 +230,9 @@ export async function run(): Promise<SuiteResult> {
       `Readers: bench/lib/reader.c, built with cc -O2 by the suite; it grows its pipe to ${PIPE_BYTES} bytes and drains ` +
         `${READ_BYTES} bytes at a time (shellring's own sizes), with blocking read(2) into one buffer or with splice(2) ` +
         '(no copy through user space), no event loop, no tail, no second stream. It runs bash -c dd as shellring does; ' +
-        '"to a file" puts every byte into a new file in the same temp file system as the spill files. The ceiling of a ' +
+        '"to a file" puts every byte into a new file in the same temp file system as the spill files; "to an O_DIRECT ' +
+        'file" splices into a file opened O_DIRECT (no copy into the page cache; not a ceiling: shellring\'s spill ' +
+        'files stay in the page cache). reader cpu: the reader\'s own getrusage, the producer not counted. The ceiling of a ' +
         'round is the faster of the two readers in that round: each does less work than the capture, so the capture ' +
         'reaching above it on a quiet machine would mean a broken measurement.',
       'dd | cat >/dev/null runs under taskset -c 0, so both ends share one CPU (its speed on two CPUs swings with ' +

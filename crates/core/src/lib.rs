@@ -2,6 +2,7 @@
 // as a doctest.
 #![doc = include_str!("../README.md")]
 
+pub mod behind;
 pub mod capture;
 pub mod error;
 pub mod line_start;

@@ -320,7 +320,7 @@ impl Reactor {
             return Read::Empty;
         };
         for _ in 0..budget {
-            let read = match take_newest(pipe, self.null.as_ref(), &mut self.buf) {
+            let read = match take_unread(pipe, self.null.as_ref(), &mut self.buf) {
                 Some(taken) => taken,
                 None => read_once(pipe, &mut self.buf, READ_SIZE),
             };
@@ -416,16 +416,16 @@ fn read_once(pipe: &Pipe, buf: &mut [u8], max: usize) -> Read {
     }
 }
 
-/// When the pipe holds more than the capture keeps in memory, takes only the newest bytes into memory and moves
-/// the rest to the spill file or drops it (see `SharedCapture::take_newest`); `None` to read as usual.
+/// Moves what the pipe holds into the spill file without reading it, or drops what memory would not keep (see
+/// `SharedCapture::take_unread`); `None` to read as usual.
 #[cfg(target_os = "linux")]
-fn take_newest(pipe: &Pipe, null: Option<&std::fs::File>, buf: &mut [u8]) -> Option<Read> {
+fn take_unread(pipe: &Pipe, null: Option<&std::fs::File>, buf: &mut [u8]) -> Option<Read> {
     use std::os::fd::AsFd;
     let null = null?;
     let waiting = crate::pipe_moves::waiting(pipe.fd.as_fd());
     let taken =
         pipe.capture
-            .take_newest(pipe.stream, pipe.fd.as_fd(), waiting, null.as_fd(), buf)?;
+            .take_unread(pipe.stream, pipe.fd.as_fd(), waiting, null.as_fd(), buf)?;
     Some(if taken {
         Read::More(waiting)
     } else {
@@ -434,7 +434,7 @@ fn take_newest(pipe: &Pipe, null: Option<&std::fs::File>, buf: &mut [u8]) -> Opt
 }
 
 #[cfg(not(target_os = "linux"))]
-fn take_newest(_: &Pipe, _: Option<&std::fs::File>, _: &mut [u8]) -> Option<Read> {
+fn take_unread(_: &Pipe, _: Option<&std::fs::File>, _: &mut [u8]) -> Option<Read> {
     None
 }
 

@@ -257,7 +257,8 @@ pub fn ring_settle(id: u64) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist, [`Error::NoRing`] for a capture without a ring.
-/// Read without waiting for any lock: a poll of a job's progress never waits for its reader.
+/// Read without waiting for any lock (but the memory lock, for a copy, while memory is behind the spill files):
+/// a poll of a job's progress never waits for its reader.
 pub fn ring_state(id: u64) -> Result<RingState, Error> {
     get(id)?.ring_state().ok_or(Error::NoRing(id))
 }

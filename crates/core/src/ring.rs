@@ -89,7 +89,7 @@ impl Ring {
 
     /// Appends the newest bytes of a chunk whose oldest `skipped` bytes were never read, as if the whole chunk
     /// had been appended: offsets count every byte, and eviction keeps only what `data` holds (at least the
-    /// retention, see `shared::SharedCapture::take_newest`). The held-back sequence of the kind is dropped with
+    /// retention, see `shared::SharedCapture::take_unread`). The held-back sequence of the kind is dropped with
     /// the bytes that followed it, and so is a sequence cut at `data`'s start.
     pub fn append_after_skip(&mut self, kind: ChunkKind, skipped: u64, data: &[u8]) {
         if skipped == 0 || kind == ChunkKind::Log {

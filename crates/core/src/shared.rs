@@ -1,14 +1,17 @@
 //! A capture shared between threads: memory behind a short lock, each spill file behind its own, and
 //! published figures that anyone reads without waiting.
 //!
-//! File I/O happens only under a spill lock, which no reader of sizes, state or output ever takes: a thread
+//! File writes happen only under a spill lock, which no reader of sizes, state or output ever takes: a thread
 //! that blocks on a slow disk delays its own stream's file, never the host. `finish` never waits for a spill
-//! lock either: when a writer holds one, that writer closes the file as it lets go.
+//! lock either: when a writer holds one, that writer closes the file as it lets go. The one file read is memory
+//! catching up with bytes the reactor spliced into a file (see `behind`): the newest bytes memory keeps, just
+//! written, read back from the page cache under the memory lock.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
+use crate::behind::Held;
 use crate::capture::{spills, Memory, Stream, StreamInfo};
 use crate::options::CaptureOptions;
 use crate::ring::RingState;
@@ -17,7 +20,7 @@ use crate::stats::Stats;
 
 #[derive(Debug)]
 pub struct SharedCapture {
-    memory: Mutex<Memory>,
+    memory: Mutex<Held>,
     spills: [Mutex<Spill>; 2],
     /// Where each stream's spill file goes, for reports that must not take the spill lock.
     targets: [Option<PathBuf>; 2],
@@ -46,7 +49,7 @@ impl SharedCapture {
         let memory = Memory::new(options);
         stats.publish(&memory);
         SharedCapture {
-            memory: Mutex::new(memory),
+            memory: Mutex::new(Held::new(memory)),
             spills: spills.map(Mutex::new),
             targets,
             stats,
@@ -75,7 +78,7 @@ impl SharedCapture {
             spill.finish();
         }
         let (total, cap, window) = {
-            let mut memory = lock(&self.memory);
+            let mut memory = self.memory();
             if memory.finished() && !after_finish {
                 return false;
             }
@@ -98,14 +101,76 @@ impl SharedCapture {
         true
     }
 
-    /// Takes from a pipe that holds `waiting` bytes, more than memory keeps of a stream, its newest bytes only
-    /// into memory (through `buf`): the older ones go from the pipe straight into the spill file, or are dropped
-    /// when there is none, without a copy through user space. The tail, the ring and the file end as if every
-    /// byte had been read and written. `None`: nothing was taken (the spill file is still to be started, or
-    /// memory keeps more than `buf` holds), read the pipe as usual. `Some(false)`: the capture is finished and
-    /// what was taken belongs to no result.
+    /// Takes what a pipe holding `waiting` bytes holds without reading it through memory where it can: while the
+    /// stream's spill file is active, every byte goes from the pipe straight into the file and memory catches up
+    /// from the file when next locked (see `behind`); without a file, when the pipe holds more than memory keeps
+    /// of the stream, the oldest bytes are dropped and only the newest read (through `buf`). The tail, the ring
+    /// and the file end as if every byte had been read and written. `None`: nothing was taken (the spill file is
+    /// still to be started, the file system refuses splice(2), or there is nothing to skip), read the pipe as
+    /// usual. `Some(false)`: the capture is finished and what was taken belongs to no result.
     #[cfg(target_os = "linux")]
-    pub fn take_newest(
+    pub fn take_unread(
+        &self,
+        stream: Stream,
+        pipe: std::os::fd::BorrowedFd<'_>,
+        waiting: usize,
+        null: std::os::fd::BorrowedFd<'_>,
+        buf: &mut [u8],
+    ) -> Option<bool> {
+        let index = stream as usize;
+        let mut spill = lock(&self.spills[index]);
+        if self.closing[index].swap(false, Ordering::SeqCst) {
+            spill.finish();
+        }
+        let taken = match spill.state() {
+            // Until the file starts it must be back-filled from the tail, which the usual path does.
+            SpillState::None => None,
+            SpillState::Active => self.splice_to_file(stream, &mut spill, pipe, waiting),
+            SpillState::Complete | SpillState::Unavailable => {
+                self.skip_oldest(stream, pipe, waiting, null, buf)
+            }
+        };
+        self.stats.publish_spill(stream, spill.state());
+        drop(spill);
+        self.close_pending_spill(stream);
+        taken
+    }
+
+    /// Splices every byte the pipe holds into the active spill file; memory falls behind by them.
+    #[cfg(target_os = "linux")]
+    fn splice_to_file(
+        &self,
+        stream: Stream,
+        spill: &mut Spill,
+        pipe: std::os::fd::BorrowedFd<'_>,
+        waiting: usize,
+    ) -> Option<bool> {
+        if waiting == 0 {
+            return None;
+        }
+        // Taken before the splice: a file dropped by a failing splice still holds what it took.
+        let reader = spill.reader()?.clone();
+        // The file holds the whole stream; only this stream's writers change its total, each under the spill lock.
+        let total = self.stats.tail(stream).total;
+        let moved = spill.splice_in(pipe, waiting, total)?;
+        let mut held = lock(&self.memory);
+        if held.finished() {
+            spill.truncate_to(total);
+            return Some(false);
+        }
+        if moved > 0 {
+            held.fell_behind(stream, &reader, total, moved);
+            self.stats.publish_behind(
+                &held,
+                [held.behind(Stream::Stdout), held.behind(Stream::Stderr)],
+            );
+        }
+        Some(true)
+    }
+
+    /// Without a file: drops the oldest bytes of a pipe holding more than memory keeps and reads the newest.
+    #[cfg(target_os = "linux")]
+    fn skip_oldest(
         &self,
         stream: Stream,
         pipe: std::os::fd::BorrowedFd<'_>,
@@ -114,53 +179,46 @@ impl SharedCapture {
         buf: &mut [u8],
     ) -> Option<bool> {
         use crate::pipe_moves::{drop_oldest, read_full};
-        let index = stream as usize;
-        let mut spill = lock(&self.spills[index]);
-        if self.closing[index].swap(false, Ordering::SeqCst) {
-            spill.finish();
-        }
-        // Until the file starts it must be back-filled from the tail, which the usual path does.
-        if spill.state() == SpillState::None {
-            return None;
-        }
-        let keep = self.read_memory(|m| m.keeps(stream));
+        let keep = self.memory().keeps(stream);
         if waiting <= keep || keep > buf.len() {
             return None;
         }
-        // Only this stream's writers change its total, and each holds the spill lock first.
-        let total = self.stats.tail(stream).total;
         let skipped = waiting - keep;
-        let filed = spill.splice_in(pipe, skipped, total);
-        if filed.is_none() && spill.state() == SpillState::Active {
-            return None;
-        }
-        let filed = filed.unwrap_or(0);
-        let dropped = filed + drop_oldest(pipe, null, skipped - filed, buf);
+        let dropped = drop_oldest(pipe, null, skipped, buf);
         let got = read_full(pipe, &mut buf[..keep]);
-        {
-            let mut memory = lock(&self.memory);
-            if memory.finished() {
-                spill.truncate_to(total);
-                drop(memory);
-                drop(spill);
-                self.close_pending_spill(stream);
-                return Some(false);
-            }
-            memory.write_after_skip(stream, dropped as u64, &buf[..got]);
-            self.stats.publish(&memory);
+        let mut memory = self.memory();
+        if memory.finished() {
+            return Some(false);
         }
-        spill.write(total + dropped as u64, 0, [&[], &[]], &buf[..got]);
-        self.stats.publish_spill(stream, spill.state());
-        drop(spill);
-        self.close_pending_spill(stream);
+        memory.write_after_skip(stream, dropped as u64, &buf[..got]);
+        self.stats.publish(&memory);
         Some(true)
+    }
+
+    /// The memory, caught up with what the spill files took past it: every access but the reactor's splices goes
+    /// through here, so nothing sees memory behind. Catching up reads at most what memory keeps of each stream from
+    /// files just written, which the page cache holds.
+    fn memory(&self) -> MutexGuard<'_, Held> {
+        let mut held = lock(&self.memory);
+        if held.catch_up() {
+            self.stats.publish(&held);
+        }
+        held
+    }
+
+    /// Makes the published figures current: while memory is behind its spill files, only the stream totals are,
+    /// and a reader of the ring's offsets or a window's size must see what memory will hold.
+    fn current(&self) {
+        if self.stats.behind() {
+            drop(self.memory());
+        }
     }
 
     /// Marks the capture finished, settles the ring and closes the spill files (at once, or by the writer
     /// that holds one as it lets go). Idempotent.
     pub fn finish(&self) {
         {
-            let mut memory = lock(&self.memory);
+            let mut memory = self.memory();
             memory.finish();
             self.stats.publish(&memory);
         }
@@ -208,8 +266,10 @@ impl SharedCapture {
         self.stats.finished()
     }
 
-    /// Sizes and spill state, read without waiting for any lock.
+    /// Sizes and spill state, read without waiting for any lock (but the memory lock, for a copy, while memory is
+    /// behind its spill files).
     pub fn info(&self, stream: Stream) -> StreamInfo {
+        self.current();
         let tail = self.stats.tail(stream);
         let spill = self.stats.spill(stream);
         let reported = matches!(spill, SpillState::Active | SpillState::Complete);
@@ -222,14 +282,15 @@ impl SharedCapture {
         }
     }
 
-    /// The ring's state, read without waiting; `None` for a capture without a ring.
+    /// The ring's state, read as [`SharedCapture::info`] is; `None` for a capture without a ring.
     pub fn ring_state(&self) -> Option<RingState> {
+        self.current();
         self.has_ring.then(|| self.stats.ring())
     }
 
     /// Runs `f` on the memory with its lock held, then publishes what changed.
     pub fn with_memory<T>(&self, f: impl FnOnce(&mut Memory) -> T) -> T {
-        let mut memory = lock(&self.memory);
+        let mut memory = self.memory();
         let out = f(&mut memory);
         self.stats.publish(&memory);
         out
@@ -237,7 +298,7 @@ impl SharedCapture {
 
     /// Runs `f` on the memory with its lock held, changing nothing.
     pub fn read_memory<T>(&self, f: impl FnOnce(&Memory) -> T) -> T {
-        f(&lock(&self.memory))
+        f(&self.memory())
     }
 
     pub fn reader_attached(&self) {
@@ -344,80 +405,6 @@ mod tests {
         assert_eq!(
             std::fs::read(dir.join("capture-2.stdout.log")).unwrap(),
             b"0123456789"
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
-#[cfg(all(test, target_os = "linux"))]
-mod take_newest_tests {
-    use std::io::Write;
-    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-
-    use super::*;
-    use crate::ring::RingOptions;
-
-    #[test]
-    fn files_the_oldest_bytes_and_keeps_the_newest_as_a_full_read_would() {
-        let dir =
-            std::env::temp_dir().join(format!("shellring-take-newest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let options = CaptureOptions {
-            stdout_cap: 4,
-            spill_dir: Some(dir.clone()),
-            ring: Some(RingOptions {
-                live_limit: 6,
-                settled_limit: 6,
-            }),
-            ..Default::default()
-        };
-        let stream: Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
-        let taking = SharedCapture::new(7, &options);
-        let (r, w) = crate::pipe::pipe().unwrap();
-        // SAFETY: both fds were just created and are owned here alone.
-        let (r, w) = unsafe { (OwnedFd::from_raw_fd(r), OwnedFd::from_raw_fd(w)) };
-        let null = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/null")
-            .unwrap();
-        let mut buf = [0u8; 16];
-        // Before the file starts, nothing is taken this way.
-        std::fs::File::from(w.try_clone().unwrap())
-            .write_all(&stream)
-            .unwrap();
-        assert_eq!(
-            taking.take_newest(Stream::Stdout, r.as_fd(), 100, null.as_fd(), &mut buf),
-            None
-        );
-        let mut first = [0u8; 10];
-        assert_eq!(crate::pipe_moves::read_full(r.as_fd(), &mut first), 10);
-        taking.write(Stream::Stdout, &first);
-        assert_eq!(
-            taking.take_newest(Stream::Stdout, r.as_fd(), 90, null.as_fd(), &mut buf),
-            Some(true)
-        );
-        drop(w);
-        let reading = SharedCapture::new(
-            8,
-            &CaptureOptions {
-                spill_dir: None,
-                ..options.clone()
-            },
-        );
-        reading.write(Stream::Stdout, &stream[..10]);
-        reading.write(Stream::Stdout, &stream[10..]);
-        for c in [&taking, &reading] {
-            c.finish();
-        }
-        assert_eq!(taking.info(Stream::Stdout).total, 100);
-        let tail = |c: &SharedCapture| c.read_memory(|m| m.tail(Stream::Stdout).window());
-        assert_eq!(tail(&taking), tail(&reading));
-        let ring = |c: &SharedCapture| c.read_memory(|m| m.ring().unwrap().observe(0, 100));
-        assert_eq!(ring(&taking), ring(&reading));
-        assert_eq!(taking.info(Stream::Stdout).spill, SpillState::Complete);
-        assert_eq!(
-            std::fs::read(dir.join("capture-7.stdout.log")).unwrap(),
-            stream
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -7,6 +7,13 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The most one splice(2) moves into the file. A larger write makes the page cache take larger folios, which a
+/// virtual machine that hands free memory back to its host serves from memory the host must fault back in: 1 MiB
+/// splices measured 3.7–4.6 s of CPU per GiB against 0.42 s for 256 KiB ones (the reactor's read size).
+#[cfg(target_os = "linux")]
+const SPLICE_MAX: usize = 256 * 1024;
 
 /// The public view of a spill's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +42,15 @@ impl SpillState {
 #[derive(Debug)]
 enum State {
     None,
-    Active { path: PathBuf, file: File },
-    Complete { path: PathBuf },
+    /// `reader` is a second handle on the file, for memory to catch up from (see `behind`).
+    Active {
+        path: PathBuf,
+        file: File,
+        reader: Arc<File>,
+    },
+    Complete {
+        path: PathBuf,
+    },
     Unavailable,
 }
 
@@ -92,6 +106,14 @@ impl Spill {
         }
     }
 
+    /// A handle that reads the file while it is active, kept by whoever holds it even after the file is dropped.
+    pub fn reader(&self) -> Option<&Arc<File>> {
+        match &self.state {
+            State::Active { reader, .. } => Some(reader),
+            _ => None,
+        }
+    }
+
     /// True when writing `len` more bytes to a stream that holds `total` bytes with a tail of `tail_cap` starts
     /// the file: the caller must then hand [`Spill::write`] the tail's window (every earlier byte).
     pub fn wants_window(&self, total: u64, tail_cap: usize, len: usize) -> bool {
@@ -121,7 +143,7 @@ impl Spill {
     /// Moves the oldest `len` bytes waiting in `pipe` into the file, which holds the `total` bytes before them,
     /// without copying them through user space. `None`: nothing was moved (no file is being written, or the file
     /// system refuses splice(2)): the caller reads the bytes instead. `Some(n)`: `n` bytes left the pipe, fewer
-    /// than `len` only when the file failed, which is then dropped as [`Spill::write`] drops it.
+    /// than `len` when the pipe ran dry or the file failed, which is then dropped as [`Spill::write`] drops it.
     #[cfg(target_os = "linux")]
     pub fn splice_in(&mut self, pipe: BorrowedFd<'_>, len: usize, total: u64) -> Option<usize> {
         let State::Active { file, .. } = &self.state else {
@@ -133,11 +155,14 @@ impl Spill {
         }
         let mut moved = 0;
         while moved < len {
-            match crate::pipe_moves::splice(pipe, file.as_fd(), len - moved) {
+            match crate::pipe_moves::splice(pipe, file.as_fd(), (len - moved).min(SPLICE_MAX)) {
                 Ok(n) if n > 0 => moved += n,
                 Err(e) if moved == 0 && e.raw_os_error() == Some(libc::EINVAL) => return None,
-                // End-of-file cannot come while the pipe holds the bytes; a write error (ENOSPC, EIO) can.
-                _ => {
+                // The pipe holds less than it said (end-of-file, or empty): what it gave is all in the file.
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => break,
+                // A write error (ENOSPC, EIO, EFBIG) drops the file.
+                Err(_) => {
                     self.fail();
                     break;
                 }
@@ -169,6 +194,7 @@ impl Spill {
         let path = dir.join(&self.file_name);
         let open = || {
             OpenOptions::new()
+                .read(true)
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
@@ -195,10 +221,16 @@ impl Spill {
             self.state = State::Unavailable;
             return;
         };
+        let Ok(reader) = file.try_clone().map(Arc::new) else {
+            drop(file);
+            let _ = fs::remove_file(&path);
+            self.state = State::Unavailable;
+            return;
+        };
         let [a, b] = window;
         let ok =
             file.write_all(a).is_ok() && file.write_all(b).is_ok() && file.write_all(data).is_ok();
-        self.state = State::Active { path, file };
+        self.state = State::Active { path, file, reader };
         if !ok {
             self.fail();
         }
@@ -206,9 +238,7 @@ impl Spill {
 
     /// Gives up on the file: closes it and removes it if it can.
     fn fail(&mut self) {
-        if let State::Active { path, file } = std::mem::replace(&mut self.state, State::Unavailable)
-        {
-            drop(file);
+        if let State::Active { path, .. } = std::mem::replace(&mut self.state, State::Unavailable) {
             let _ = fs::remove_file(&path);
         }
     }
@@ -219,7 +249,8 @@ impl Spill {
         if !matches!(self.state, State::Active { .. }) {
             return;
         }
-        let State::Active { path, file } = std::mem::replace(&mut self.state, State::Unavailable)
+        let State::Active { path, file, .. } =
+            std::mem::replace(&mut self.state, State::Unavailable)
         else {
             unreachable!("checked above");
         };

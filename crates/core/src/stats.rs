@@ -33,6 +33,7 @@ pub struct Stats {
     streams: [StreamStats; 2],
     ring: RingStats,
     finished: AtomicBool,
+    behind: AtomicBool,
 }
 
 /// The tail figures of one stream.
@@ -44,7 +45,7 @@ pub struct TailStats {
 }
 
 impl Stats {
-    /// Publishes what `memory` holds now; the caller holds the memory lock.
+    /// Publishes what `memory` holds now, caught up with its spill files; the caller holds the memory lock.
     pub fn publish(&self, memory: &Memory) {
         for stream in [Stream::Stdout, Stream::Stderr] {
             let tail = memory.tail(stream);
@@ -66,6 +67,28 @@ impl Stats {
             r.settled.store(state.settled, Ordering::Release);
         }
         self.finished.store(memory.finished(), Ordering::Release);
+        self.behind.store(false, Ordering::Release);
+    }
+
+    /// Publishes `memory` as [`Stats::publish`] does, with each stream's total raised by the bytes memory is
+    /// `behind` by (in the spill file, not yet in memory; see `behind`), and marks the figures as waiting for memory
+    /// to catch up: the stream totals are exact, the rest is read after catching up (see [`Stats::behind`]).
+    pub fn publish_behind(&self, memory: &Memory, behind: [u64; 2]) {
+        self.publish(memory);
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let s = &self.streams[stream as usize];
+            let tail = memory.tail(stream);
+            let total = tail.total() + behind[stream as usize];
+            s.truncated
+                .store(total > tail.cap() as u64, Ordering::Release);
+            s.total.store(total, Ordering::Release);
+        }
+        self.behind.store(true, Ordering::Release);
+    }
+
+    /// Memory is behind its spill files: only the stream totals are current until it catches up.
+    pub fn behind(&self) -> bool {
+        self.behind.load(Ordering::Acquire)
     }
 
     pub fn publish_spill(&self, stream: Stream, state: SpillState) {

@@ -83,7 +83,7 @@ impl Tail {
     }
 
     /// Writes the newest bytes of a chunk whose oldest `skipped` bytes were never read (see
-    /// `shared::SharedCapture::take_newest`): the same window as writing the whole chunk, when `data` holds at
+    /// `shared::SharedCapture::take_unread`): the same window as writing the whole chunk, when `data` holds at
     /// least `cap` bytes; with fewer, the window is `data` alone, never older bytes across the hole.
     pub fn write_after_skip(&mut self, skipped: u64, data: &[u8]) {
         if skipped > 0 {

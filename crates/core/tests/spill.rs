@@ -5,9 +5,8 @@ mod common;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::TempDir;
+use common::{TempDir, Tmpfs};
 use shellring_core::{Capture, CaptureOptions, SpillState, Stream};
 
 fn options(dir: &Path, cap: usize) -> CaptureOptions {
@@ -236,38 +235,16 @@ fn a_file_replaced_underneath_is_left_alone_and_not_reported() {
     assert_eq!(fs::read(&path).unwrap(), b"someone else's");
 }
 
-/// Unmounts and removes the mount point even when the test fails.
-struct Tmpfs(PathBuf);
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-        let _ = fs::remove_dir(&self.0);
-    }
-}
-
 #[test]
 fn a_full_disk_degrades_to_unavailable() {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    let dir = TempDir::new("enospc");
+    let Some(mount) = Tmpfs::mount(dir.path(), "64k") else {
         println!("skipped a_full_disk_degrades_to_unavailable: mounting a tmpfs needs root");
         return;
-    }
-    let dir = TempDir::new("enospc");
-    let mount = Tmpfs(dir.path().join("small"));
-    fs::create_dir(&mount.0).unwrap();
-    let status = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs"])
-        .arg(&mount.0)
-        .status()
-        .expect("run mount");
-    assert!(
-        status.success(),
-        "mount -t tmpfs failed although running as root"
-    );
+    };
     let opts = CaptureOptions {
         stdout_cap: 1000,
-        ..options(&mount.0, 1000)
+        ..options(mount.path(), 1000)
     };
     let mut c = Capture::new(1, &opts);
     let chunk = vec![b'x'; 8192];
@@ -287,6 +264,6 @@ fn a_full_disk_degrades_to_unavailable() {
         vec![b'x'; 1000],
         "the tail keeps working"
     );
-    let left: Vec<_> = fs::read_dir(&mount.0).unwrap().collect();
+    let left: Vec<_> = fs::read_dir(mount.path()).unwrap().collect();
     assert!(left.is_empty(), "the partial file was removed");
 }

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: private temporary directories that clean up after themselves.
+//! Helpers shared by the integration tests: private temporary directories and small file systems that clean up
+//! after themselves.
 // Each test binary compiles this module and uses only some of its helpers.
 #![allow(dead_code)]
 
@@ -43,5 +44,47 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A tmpfs of `size` (mount's syntax, e.g. `64k`) mounted on a new directory under `dir`; unmounted and removed on
+/// drop even when the test fails. `None` unless running as root (mounting needs it).
+pub struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    pub fn mount(dir: &Path, size: &str) -> Option<Self> {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            return None;
+        }
+        let mount = Tmpfs(dir.join("small"));
+        fs::create_dir(&mount.0).unwrap();
+        let status = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(&mount.0)
+            .status()
+            .expect("run mount");
+        assert!(
+            status.success(),
+            "mount -t tmpfs failed although running as root"
+        );
+        Some(mount)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+        let _ = fs::remove_dir(&self.0);
     }
 }

@@ -1,0 +1,180 @@
+//! A capture's memory and the bytes it is behind by: bytes the reactor spliced straight from a pipe into the
+//! spill file, which the tail and the ring have not seen yet. Memory catches up from the file, reading only the
+//! newest bytes it keeps, whenever anyone next locks it, so no reader or writer ever sees it behind.
+
+use std::fs::File;
+use std::ops::{Deref, DerefMut};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use crate::capture::{Memory, Stream};
+
+/// The part of a stream that is in the spill file only: stream offsets `from..to`, read through `file`.
+#[derive(Debug)]
+struct Behind {
+    /// A handle of its own on the spill file: it outlives the spill dropping the file (a full disk, the cap), so
+    /// bytes already moved into it still reach memory.
+    file: Arc<File>,
+    from: u64,
+    to: u64,
+}
+
+/// What a capture's memory lock guards: the memory, and per stream what it is behind by.
+#[derive(Debug)]
+pub struct Held {
+    memory: Memory,
+    behind: [Option<Behind>; 2],
+}
+
+impl Held {
+    pub fn new(memory: Memory) -> Self {
+        Held {
+            memory,
+            behind: [None, None],
+        }
+    }
+
+    /// Records that the spill file took `len` bytes of `stream` at offset `at` that memory has not seen.
+    pub fn fell_behind(&mut self, stream: Stream, file: &Arc<File>, at: u64, len: usize) {
+        let behind = &mut self.behind[stream as usize];
+        match behind {
+            Some(b) if b.to == at && Arc::ptr_eq(&b.file, file) => b.to += len as u64,
+            _ => {
+                // Never two runs at once: memory catches up before any other change, and splices follow each other.
+                debug_assert!(behind.is_none(), "memory caught up before the next run");
+                *behind = Some(Behind {
+                    file: file.clone(),
+                    from: at,
+                    to: at + len as u64,
+                });
+            }
+        }
+    }
+
+    /// Bytes of `stream` that memory is behind by.
+    pub fn behind(&self, stream: Stream) -> u64 {
+        self.behind[stream as usize]
+            .as_ref()
+            .map_or(0, |b| b.to - b.from)
+    }
+
+    /// Brings memory up to date from the spill files (stdout first, as the reactor reads it first); true when it
+    /// changed anything. A file that cannot be read leaves the bytes counted but not kept, as a gap.
+    pub fn catch_up(&mut self) -> bool {
+        let mut changed = false;
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let Some(b) = self.behind[stream as usize].take() else {
+                continue;
+            };
+            let len = b.to - b.from;
+            let newest = len.min(self.memory.keeps(stream) as u64);
+            let mut data = vec![0; newest as usize];
+            let read = b.file.read_exact_at(&mut data, b.to - newest).is_ok();
+            if !read {
+                data.clear();
+            }
+            self.memory
+                .write_after_skip(stream, len - data.len() as u64, &data);
+            changed = true;
+        }
+        changed
+    }
+}
+
+impl Deref for Held {
+    type Target = Memory;
+
+    fn deref(&self) -> &Memory {
+        &self.memory
+    }
+}
+
+impl DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Memory {
+        &mut self.memory
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::options::CaptureOptions;
+    use crate::ring::RingOptions;
+
+    /// An unlinked file holding `bytes`, as a spill file dropped after a full disk is.
+    fn file_with(bytes: &[u8]) -> Arc<File> {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("shellring-behind-{}-{n}", std::process::id()));
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file.write_all(bytes).unwrap();
+        Arc::new(file)
+    }
+
+    fn options() -> CaptureOptions {
+        CaptureOptions {
+            stdout_cap: 4,
+            ring: Some(RingOptions {
+                live_limit: 6,
+                settled_limit: 6,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn catching_up_ends_as_writing_every_byte_would() {
+        let stream: Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
+        let file = file_with(&stream);
+        let mut held = Held::new(Memory::new(&options()));
+        held.write(Stream::Stdout, &stream[..10]);
+        held.fell_behind(Stream::Stdout, &file, 10, 40);
+        held.fell_behind(Stream::Stdout, &file, 50, 50);
+        assert_eq!(held.behind(Stream::Stdout), 90);
+        assert!(held.catch_up());
+        assert!(!held.catch_up());
+        let mut all = Memory::new(&options());
+        all.write(Stream::Stdout, &stream[..10]);
+        all.write(Stream::Stdout, &stream[10..]);
+        assert_eq!(
+            held.tail(Stream::Stdout).window(),
+            all.tail(Stream::Stdout).window()
+        );
+        assert_eq!(held.tail(Stream::Stdout).total(), 100);
+        assert_eq!(
+            held.ring().unwrap().observe(0, 100),
+            all.ring().unwrap().observe(0, 100)
+        );
+    }
+
+    #[test]
+    fn fewer_bytes_behind_than_memory_keeps_are_all_read() {
+        let file = file_with(b"xyz");
+        let mut held = Held::new(Memory::new(&options()));
+        held.fell_behind(Stream::Stderr, &file, 0, 3);
+        held.catch_up();
+        assert_eq!(held.tail(Stream::Stderr).window(), b"xyz");
+        assert_eq!(held.behind(Stream::Stderr), 0);
+    }
+
+    #[test]
+    fn an_unreadable_file_counts_the_bytes_as_a_gap() {
+        let file = file_with(b"ab");
+        let mut held = Held::new(Memory::new(&options()));
+        held.write(Stream::Stdout, b"01");
+        // The file holds fewer bytes than were recorded: the read fails.
+        held.fell_behind(Stream::Stdout, &file, 2, 8);
+        held.catch_up();
+        assert_eq!(held.tail(Stream::Stdout).total(), 10);
+        assert_eq!(held.tail(Stream::Stdout).window(), b"");
+    }
+}
