@@ -10,6 +10,7 @@ import { loadBinding } from '../src/native/loader.js';
 import { supervisionErrors } from '../src/contract/index.js';
 import { signal } from '../src/executor/sweep.js';
 import { encode, type RunnerRequest } from '../src/executor/runner-request.js';
+import type { ConfinementPlan } from '../src/executor/confinement-plan.js';
 
 const binding = loadBinding();
 /** How long a full request queue may last (the server stopped or wedged) before the server is replaced. */
@@ -60,7 +61,8 @@ export class ForkServer implements Launcher {
   }
 
   launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
-    return launchThrough((fds) => this.#send(fds), request, out, err);
+    const route = routeOf(request.plan);
+    return launchThrough((fds) => this.#send(fds, route), request, out, err);
   }
 
   /** Wakes the server should a command have stopped it. */
@@ -68,11 +70,11 @@ export class ForkServer implements Launcher {
     if (this.#server?.child.pid !== undefined) signal(this.#server.child.pid, 'SIGCONT');
   }
 
-  async #send(fds: number[]): Promise<void> {
+  async #send(fds: number[], route: Buffer | undefined): Promise<void> {
     let replaced = false;
     for (;;) {
       const server = this.#server ?? (await this.#start());
-      const errno = await sendWhenRoom(() => (this.#server === server ? server.socket : undefined), fds, () => this.wake());
+      const errno = await sendWhenRoom(() => (this.#server === server ? server.socket : undefined), fds, () => this.wake(), route);
       if (errno === 0) return;
       // It ended while the request waited: the next server takes it.
       if (errno === undefined) continue;
@@ -124,16 +126,34 @@ export class ForkServer implements Launcher {
  * Resolves 0 once sent, the errno that refused it (EAGAIN: the queue stayed full), or undefined when the socket
  * was closed meanwhile.
  */
-export async function sendWhenRoom(socket: () => number | undefined, fds: number[], before?: () => void): Promise<number | undefined> {
+export async function sendWhenRoom(
+  socket: () => number | undefined,
+  fds: number[],
+  before?: () => void,
+  payload?: Buffer,
+): Promise<number | undefined> {
   const since = Date.now();
   for (;;) {
     const fd = socket();
     if (fd === undefined) return undefined;
     before?.();
-    const errno = binding.sendFds(fd, fds);
+    const errno = binding.sendFds(fd, fds, payload);
     if (errno !== constants.errno.EAGAIN || Date.now() - since > STUCK_SERVER_MS) return errno;
     await sleep(1);
   }
+}
+
+/** The byte that marks a request naming its session's cgroups (crates/runner/src/spawner.rs `ROUTE`). */
+const ROUTE = 2;
+/**
+ * The payload that sends a command with session cgroups to its session's spawner in the server, which joined them
+ * once (a process forked there is born in them; moving one in costs the kernel a grace period): `ROUTE`, then the
+ * count of cgroups, the cgroups and the limits, each NUL-terminated. Undefined without cgroups.
+ */
+function routeOf({ cgroups, cgroupLimits }: ConfinementPlan): Buffer | undefined {
+  if (cgroups.length === 0) return undefined;
+  const text = [String(cgroups.length), ...cgroups, ...cgroupLimits].map((field) => `${field}\0`).join('');
+  return Buffer.concat([Buffer.of(ROUTE), Buffer.from(text)]);
 }
 
 /** Writes what the socket takes now (it is non-blocking): all of a usual request; a larger one's rest goes later,

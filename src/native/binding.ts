@@ -108,8 +108,9 @@ export interface NativeBinding {
   /** A connected unix socket pair, close-on-exec: `packets` keeps message boundaries. `[mine, theirs]`, mine
    * non-blocking. */
   socketpair(packets: boolean): [number, number];
-  /** Sends `fds` (SCM_RIGHTS) over a socket without blocking: 0 when sent, else the errno (the caller keeps them). */
-  sendFds(socket: number, fds: number[]): number;
+  /** Sends `fds` (SCM_RIGHTS) with `payload` (one byte when absent) over a socket without blocking: 0 when sent,
+   * else the errno (the caller keeps them). */
+  sendFds(socket: number, fds: number[], payload?: Buffer): number;
   /** Closes an fd from `pipe` (fs.closeSync would warn in a worker: the fd was not opened through fs). */
   closeFd(fd: number): void;
   /** The native reactor drains `fd` into the capture's stream; the capture owns `fd` from now on. */

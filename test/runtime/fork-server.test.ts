@@ -1,5 +1,6 @@
-// The fork server under attack from the commands it starts: killed or stopped, it costs no command its result and
-// no later command its start; it leaves with the runtime.
+// The fork server under attack from the commands it starts: killed or stopped, it (or the session's spawner it forked,
+// which forks the session's runners) costs no command its result and no later command its start; it leaves with the
+// runtime.
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,8 +34,8 @@ describe('the fork server', () => {
     expect(text(await bash(session, 'echo warm'))).toBe('warm\n');
     const [server] = servers();
     expect(server).toBeDefined();
-    // The runner's parent is the server.
-    const killer = await bash(session, 'kill -9 "$(cut -d" " -f4 /proc/$PPID/stat)"; sleep 0.2; echo survived');
+    // The runner's parent is its session's spawner, whose parent is the server.
+    const killer = await bash(session, 'kill -9 "$(cut -d" " -f4 /proc/$(cut -d" " -f4 /proc/$PPID/stat)/stat)"; sleep 0.2; echo survived');
     expect(text(killer)).toBe('survived\n');
     await until(() => !alive(server!), 5_000, 'the old server gone');
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => bash(session, `echo next-${i}`)));
@@ -42,10 +43,27 @@ describe('the fork server', () => {
     expect(servers()).not.toContain(server);
   });
 
+  it("its session's spawner killed by a command: that command and a running one keep their results, later ones start", async () => {
+    const runtime = await open();
+    const session = runtime.session({ id: 'kills-spawner', cwd: work });
+    expect(text(await bash(session, 'echo warm'))).toBe('warm\n');
+    const [server] = servers();
+    const running = bash(session, 'sleep 0.5; echo ran-through');
+    const killer = await bash(session, 'p=$(cut -d" " -f4 /proc/$PPID/stat); grep -q "^pids" /proc/$p/cgroup; kill -9 "$p"; sleep 0.2; echo survived');
+    expect(text(killer)).toBe('survived\n');
+    expect(text(await running)).toBe('ran-through\n');
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => bash(session, `echo next-${i}`)));
+    expect(results.map(text)).toEqual(Array.from({ length: 8 }, (_, i) => `next-${i}\n`));
+    // The server lived through it.
+    expect(servers()).toContain(server);
+  });
+
   it('stopped by a command: later commands still start', async () => {
     const runtime = await open();
     const session = runtime.session({ id: 'stops-server', cwd: work });
-    expect(text(await bash(session, 'kill -STOP "$(cut -d" " -f4 /proc/$PPID/stat)"; echo stopped'))).toBe('stopped\n');
+    // The runner's parent (the session's spawner), and its parent, the server.
+    const stop = 's=$(cut -d" " -f4 /proc/$PPID/stat); kill -STOP "$s" "$(cut -d" " -f4 /proc/$s/stat)"; echo stopped';
+    expect(text(await bash(session, stop))).toBe('stopped\n');
     const results = await Promise.all(Array.from({ length: 4 }, (_, i) => bash(session, `echo after-${i}`, { timeoutMs: 10_000 })));
     expect(results.map(text)).toEqual(Array.from({ length: 4 }, (_, i) => `after-${i}\n`));
   });

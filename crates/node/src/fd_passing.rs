@@ -4,6 +4,7 @@
 // napi-rs registers module exports only outside `cfg(test)`, so there nothing here is reachable.
 #![cfg_attr(test, allow(dead_code))]
 
+use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 
 use crate::guard::{error, guard, Result};
@@ -43,15 +44,17 @@ pub fn socketpair(packets: bool) -> Result<Vec<i32>> {
     })
 }
 
-/// Sends one byte with `fds` attached over the socket (non-blocking). Returns 0 once sent, else the errno
-/// (EAGAIN: the peer's queue is full, try again; EPIPE/ECONNRESET: the peer is gone). The caller keeps its fds.
+/// Sends `payload` (one byte when absent) with `fds` attached over the socket (non-blocking). Returns 0 once sent,
+/// else the errno (EAGAIN: the peer's queue is full, try again; EPIPE/ECONNRESET: the peer is gone). The caller
+/// keeps its fds.
 #[napi]
-pub fn send_fds(socket: i32, fds: Vec<i32>) -> Result<i32> {
+pub fn send_fds(socket: i32, fds: Vec<i32>, payload: Option<Buffer>) -> Result<i32> {
     guard(|| {
         let byte = [1u8];
+        let data: &[u8] = payload.as_deref().filter(|p| !p.is_empty()).unwrap_or(&byte);
         let mut iov = libc::iovec {
-            iov_base: byte.as_ptr() as *mut libc::c_void,
-            iov_len: 1,
+            iov_base: data.as_ptr() as *mut libc::c_void,
+            iov_len: data.len(),
         };
         let data_len = std::mem::size_of_val(fds.as_slice());
         // SAFETY: CMSG_SPACE/CMSG_LEN only compute sizes.

@@ -21,6 +21,7 @@ pub mod serve;
 pub mod session;
 pub mod signals;
 pub mod spawn;
+pub mod spawner;
 pub mod status;
 pub mod stdio;
 pub mod stdio_frame;

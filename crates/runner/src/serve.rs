@@ -13,7 +13,8 @@ use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 use nix::errno::Errno;
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::poll::{poll, PollFd, PollFlags};
+use nix::sys::signalfd::SignalFd;
 use nix::sys::signal::{kill, Signal};
 use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
@@ -22,6 +23,7 @@ use nix::unistd::{fork, ForkResult, Pid};
 use crate::error::RunnerError;
 use crate::plan::Plan;
 use crate::status::Status;
+use crate::spawner::{self, Spawners};
 use crate::{host_pid, proc_tree, request, signals, supervise, title};
 
 /// Serves until the worker goes away (every worker, for a session sandbox's server: `inside`, whose runners run in
@@ -36,32 +38,7 @@ pub fn serve(socket: OwnedFd, inside: bool) -> u8 {
         announce_ready();
     }
     let mut server = Server::new(inside);
-    loop {
-        let mut fds = [
-            PollFd::new(socket.as_fd(), PollFlags::POLLIN),
-            PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
-        ];
-        if let Err(e) = poll(&mut fds, PollTimeout::NONE) {
-            if e == Errno::EINTR {
-                continue;
-            }
-            break;
-        }
-        let (requested, signalled) = (fds[0].any().unwrap_or(false), fds[1].any().unwrap_or(false));
-        if signalled {
-            let mut stop = false;
-            while let Some(signal) = signals::next(&sfd) {
-                stop |= signal != libc::SIGCHLD;
-            }
-            server.reap();
-            if stop {
-                break;
-            }
-        }
-        if requested && !server.accept(&socket, &sfd) {
-            break;
-        }
-    }
+    server.serve_requests(&socket, &sfd, false);
     server.end_strays();
     0
 }
@@ -108,6 +85,8 @@ pub(crate) struct Server {
     me: Pid,
     /// A session sandbox's server: every runner runs inside it.
     inside: bool,
+    /// The sessions' spawners this server started (none in a spawner, nor in a session sandbox's server).
+    spawners: Spawners,
 }
 
 impl Server {
@@ -116,17 +95,54 @@ impl Server {
             runners: HashSet::new(),
             me: nix::unistd::getpid(),
             inside,
+            spawners: Spawners::default(),
+        }
+    }
+
+    /// Forks a runner per request on `socket` until the socket ends or a signal asks to stop; `linger` (a session's
+    /// spawner): after the socket ended, until the runners forked here have ended too, so none outlives the process
+    /// whose children they are (the server would take them for strays).
+    pub(crate) fn serve_requests(&mut self, socket: &OwnedFd, sfd: &SignalFd, linger: bool) {
+        let mut open = true;
+        while open || (linger && !self.runners.is_empty()) {
+            let mut fds = [
+                PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
+                PollFd::new(socket.as_fd(), PollFlags::POLLIN),
+            ];
+            let polled = if open { &mut fds[..] } else { &mut fds[..1] };
+            if let Err(e) = poll(polled, self.spawners.timeout()) {
+                if e == Errno::EINTR {
+                    continue;
+                }
+                break;
+            }
+            self.spawners.expire();
+            let signalled = fds[0].any().unwrap_or(false);
+            let requested = open && fds[1].any().unwrap_or(false);
+            if signalled {
+                let mut stop = false;
+                while let Some(signal) = signals::next(sfd) {
+                    stop |= signal != libc::SIGCHLD;
+                }
+                self.reap();
+                if stop {
+                    break;
+                }
+            }
+            if requested && !self.accept(socket, sfd) {
+                open = false;
+            }
         }
     }
 
     /// Takes every request waiting on the socket; false once the worker closed its end.
-    fn accept(&mut self, socket: &OwnedFd, sfd: &nix::sys::signalfd::SignalFd) -> bool {
+    fn accept(&mut self, socket: &OwnedFd, sfd: &SignalFd) -> bool {
         loop {
-            let mut byte = [0u8; 16];
-            let mut iov = [std::io::IoSliceMut::new(&mut byte)];
+            let mut payload = [0u8; 4096];
+            let mut iov = [std::io::IoSliceMut::new(&mut payload)];
             let mut space = nix::cmsg_space!([RawFd; 3]);
             let flags = MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_CMSG_CLOEXEC;
-            let (bytes, fds, truncated) =
+            let (bytes, fds, truncated, long) =
                 match recvmsg::<()>(socket.as_raw_fd(), &mut iov, Some(&mut space), flags) {
                     Ok(message) => {
                         let mut fds = Vec::new();
@@ -144,6 +160,7 @@ impl Server {
                             message.bytes,
                             fds,
                             message.flags.contains(MsgFlags::MSG_CTRUNC),
+                            message.flags.contains(MsgFlags::MSG_TRUNC),
                         )
                     }
                     Err(Errno::EINTR) => continue,
@@ -160,6 +177,15 @@ impl Server {
             if truncated {
                 continue;
             }
+            // A command of a session with cgroups goes to that session's spawner, whose runners are born in them.
+            let fds = [status, out, err];
+            if let (false, [spawner::ROUTE, route @ ..]) = (long, &payload[..bytes]) {
+                let server_fds = [socket.as_raw_fd(), sfd.as_fd().as_raw_fd()];
+                if self.spawners.hand(route, &fds, server_fds, &mut self.runners) {
+                    continue;
+                }
+            }
+            let [status, out, err] = fds;
             // SAFETY: this process is single-threaded, so the child may allocate and take locks freely.
             match unsafe { fork() } {
                 Ok(ForkResult::Child) => {
@@ -167,6 +193,7 @@ impl Server {
                     // keep the worker from ever seeing the server gone.
                     let _ = nix::unistd::close(socket.as_raw_fd());
                     let _ = nix::unistd::close(sfd.as_fd().as_raw_fd());
+                    self.spawners.close_in_child();
                     // A non-dumpable process's /proc files belong to root, so a runner that makes a user namespace
                     // could not write its own uid_map. It holds nothing of the server's: the server's environment is
                     // the scrubbed one the worker gave it, and each request carries only its own command's. Inside a
@@ -193,6 +220,9 @@ impl Server {
             match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
                 Ok(WaitStatus::Exited(pid, _) | WaitStatus::Signaled(pid, _, _)) => {
                     runner_ended |= self.runners.remove(&pid);
+                    if self.spawners.ended(pid) {
+                        self.adopt();
+                    }
                 }
                 Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => break,
                 Ok(_) | Err(Errno::EINTR) => {}
@@ -202,6 +232,12 @@ impl Server {
         if runner_ended {
             self.end_strays();
         }
+    }
+
+    /// Takes the runners of a spawner that died (a command may kill it) as this server's own: the kernel made them
+    /// our children before it told us of the spawner's end, and they live on as any runner whose server died does.
+    fn adopt(&mut self) {
+        self.runners.extend(proc_tree::children_of(self.me));
     }
 
     /// Kills every child that is not one of our runners (and its descendants): they came to us when the runner
@@ -283,10 +319,14 @@ pub(crate) fn run_request(
     for (name, value) in &request.env {
         std::env::set_var(name, value);
     }
-    let plan = Plan {
+    let mut plan = Plan {
         inside,
         ..request.plan
     };
+    // Forked by its session's spawner: born in the session's cgroups, it has none to join.
+    if spawner::joined(&plan.cgroups, &plan.cgroup_limits) {
+        plan.cgroups.clear();
+    }
     title::set(&plan.title());
     match supervise::run(&plan, status, parent) {
         supervise::Ended::Ran => 0,
