@@ -15,13 +15,22 @@ export interface ResourceLimits {
   /** Relative CPU weight 1-10000 (100 is the kernel's default; cpu.shares on v1); null to leave it. Any weight
    * also makes CPU time shared between sessions, not between their processes. */
   cpuWeight: number | null;
+  /** CPU weight of all this runtime's commands together, 1-10000, against the host's other work and this process's
+   * own threads (cpu.weight of the runtime's cgroup; cpu.shares on v1); null leaves commands where they start. */
+  commandsCpuWeight: number | null;
 }
 
 /** Several runtimes may live in one process: each gets its own cgroup subtree. */
 let instances = 0;
 const subtreeName = () => `shellring-${process.pid}-${++instances}`;
 
-type Hierarchy = { version: 1 | 2; controller: 'pids' | 'memory' | 'cpu' | 'unified'; base: string };
+type Hierarchy = {
+  version: 1 | 2;
+  controller: 'pids' | 'memory' | 'cpu' | 'unified';
+  base: string;
+  /** Commands join the runtime's cgroup itself, not one per session (the v1 cpu hierarchy without a session weight). */
+  shared?: boolean;
+};
 
 /** How limits are enforced on this host: one cgroup per session, or only the runner's per-command rlimit. */
 export type Containment = 'cgroup-v2' | 'cgroup-v1' | 'rlimit';
@@ -41,7 +50,7 @@ export class SessionCgroups {
   constructor(limits: ResourceLimits, clear: ClearCgroups) {
     this.#limits = limits;
     this.#clear = clear;
-    const wanted = limits.processes !== null || limits.memoryBytes !== null || limits.cpuWeight !== null;
+    const wanted = limits.processes !== null || limits.memoryBytes !== null || limits.cpuWeight !== null || limits.commandsCpuWeight !== null;
     this.#hierarchies = wanted ? (delegatedV2(limits) ?? writableV1(limits) ?? []) : [];
     const first = this.#hierarchies[0];
     this.containment = first ? (first.version === 2 ? 'cgroup-v2' : 'cgroup-v1') : 'rlimit';
@@ -56,10 +65,13 @@ export class SessionCgroups {
     let dirs = this.#sessions.get(key);
     if (!dirs) {
       const name = `session-${this.#next++}`;
-      dirs = this.#hierarchies.map((h) => join(h.base, name));
+      dirs = this.#hierarchies.filter((h) => !h.shared).map((h) => join(h.base, name));
       this.#sessions.set(key, dirs);
     }
-    return { cgroups: dirs, cgroupLimits: this.#controls, nproc: null };
+    const shared = this.#hierarchies.filter((h) => h.shared).map((h) => h.base);
+    // Without a pids hierarchy (only the cpu one could be made) the process count falls back to the rlimit.
+    const counted = this.#hierarchies.some((h) => h.controller === 'pids' || h.controller === 'unified');
+    return { cgroups: [...dirs, ...shared], cgroupLimits: this.#controls, nproc: counted ? null : this.#limits.processes };
   }
 
   /** Kills whatever the session still runs in its cgroups and removes them (a worker does both). */
@@ -92,8 +104,7 @@ export class SessionCgroups {
       // Memory plus swap, where swap is accounted: the same cap, so a runaway command is stopped, not swapped.
       controls.push(`memory.limit_in_bytes=${memoryBytes}`, `?memory.memsw.limit_in_bytes=${memoryBytes}`);
     }
-    // v1 shares: 1024 is the default, as weight 100 is on v2.
-    if (cpuWeight !== null) controls.push(v2 ? `cpu.weight=${cpuWeight}` : `cpu.shares=${Math.max(2, Math.round((cpuWeight * 1024) / 100))}`);
+    if (cpuWeight !== null) controls.push(v2 ? `cpu.weight=${cpuWeight}` : `cpu.shares=${shares(cpuWeight)}`);
     return controls;
   }
 }
@@ -105,14 +116,19 @@ function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
   const own = cgroupPaths().get('');
   if (!mount || own === undefined) return undefined;
   const dir = join(mount.point, own);
-  const needed = [
+  // Per session: what each session's cgroup limits. The runtime's cgroup needs cpu for the commands' weight too.
+  const perSession = [
     ...(limits.processes !== null ? ['pids'] : []),
     ...(limits.memoryBytes !== null ? ['memory'] : []),
     ...(limits.cpuWeight !== null ? ['cpu'] : []),
   ];
   try {
     const available = read(join(dir, 'cgroup.controllers')).split(/\s+/);
-    if (!needed.every((c) => available.includes(c))) return undefined;
+    if (!perSession.every((c) => available.includes(c))) return undefined;
+    // The commands' weight is best effort: without the cpu controller the other limits still hold.
+    const weighted = limits.commandsCpuWeight !== null && available.includes('cpu');
+    const needed = [...new Set([...perSession, ...(weighted ? ['cpu'] : [])])];
+    if (!needed.length) return undefined;
     const enabled = read(join(dir, 'cgroup.subtree_control')).split(/\s+/);
     const missing = needed.filter((c) => !enabled.includes(c));
     // Startup only (the SessionCgroups constructor). Fails with EBUSY while this cgroup holds processes itself: then
@@ -120,7 +136,9 @@ function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
     if (missing.length) writeFileSync(join(dir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
     const base = join(dir, subtreeName());
     mkdirSync(base);
-    writeFileSync(join(base, 'cgroup.subtree_control'), needed.map((c) => `+${c}`).join(' '));
+    if (weighted) writeFileSync(join(base, 'cpu.weight'), String(limits.commandsCpuWeight));
+    // Sessions get the cpu controller only for a session weight: without one, CPU stays shared between processes.
+    if (perSession.length) writeFileSync(join(base, 'cgroup.subtree_control'), perSession.map((c) => `+${c}`).join(' '));
     return [{ version: 2, controller: 'unified', base }];
   } catch {
     return undefined;
@@ -133,7 +151,7 @@ function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
   const controllers: ('pids' | 'memory' | 'cpu')[] = [];
   if (limits.processes !== null) controllers.push('pids');
   if (limits.memoryBytes !== null) controllers.push('memory');
-  if (limits.cpuWeight !== null) controllers.push('cpu');
+  if (limits.cpuWeight !== null || limits.commandsCpuWeight !== null) controllers.push('cpu');
   const made: Hierarchy[] = [];
   const name = subtreeName();
   for (const controller of controllers) {
@@ -144,13 +162,17 @@ function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
     try {
       // Startup only (the SessionCgroups constructor), before any command runs.
       mkdirSync(base);
-      made.push({ version: 1, controller, base });
+      if (controller === 'cpu' && limits.commandsCpuWeight !== null) writeFileSync(join(base, 'cpu.shares'), String(shares(limits.commandsCpuWeight)));
+      made.push({ version: 1, controller, base, shared: controller === 'cpu' && limits.cpuWeight === null });
     } catch {
       // Not ours to write (an unprivileged user): the runner's rlimit applies instead.
     }
   }
   return made.length ? made : undefined;
 }
+
+/** v1 shares for a v2 weight: 1024 is the default, as weight 100 is on v2. */
+const shares = (weight: number): number => Math.max(2, Math.round((weight * 1024) / 100));
 
 /** `controller -> path` from /proc/self/cgroup; the v2 entry is keyed ''. */
 function cgroupPaths(): Map<string, string> {

@@ -26,9 +26,10 @@ export const executorConfigSchema = z
         processes: z.number().int().positive().nullable().default(1024).describe('Processes one session may run at once (null: no limit).'),
         memoryBytes: z.number().int().positive().nullable().default(null).describe('Memory one session may use, in bytes, where cgroups allow (null: no limit).'),
         cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null).describe('CPU weight of a session, 1-10000 (cpu.weight on cgroup v2, cpu.shares on v1); any weight makes sessions share CPU time as wholes (null: the default).'),
+        commandsCpuWeight: z.number().int().min(1).max(10_000).nullable().default(100).describe('CPU weight of all the runtime\'s commands together, 1-10000, in a cgroup of their own (cpu.weight on cgroup v2, cpu.shares on v1, where the cpu controller is writable): hundreds of busy commands then weigh against this process\'s threads and the host\'s other work as one, so the event loop is not starved (README: Scheduling). null: commands compete one by one.'),
       })
       .strict()
-      .default({ processes: 1024, memoryBytes: null, cpuWeight: null })
+      .default({ processes: 1024, memoryBytes: null, cpuWeight: null, commandsCpuWeight: 100 })
       .describe('Per-session resource limits: cgroup v2 where delegated, v1 pids/memory/cpu where writable, else RLIMIT_NPROC.'),
     env: envPolicySchema.default(envPolicySchema.parse({})).describe('Which host environment variables commands inherit (docs/environment.md).'),
     ...sshExecutorShape,

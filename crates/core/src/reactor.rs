@@ -160,7 +160,23 @@ struct Reactor {
     null: Option<std::fs::File>,
 }
 
+/// How much nicer the capture threads are than the thread that started them: a JavaScript event loop of this process
+/// that wakes while they copy gigabytes is then scheduled before them. They never fork, so no command inherits it.
+const IO_NICER: i32 = 5;
+
+/// Lowers the calling thread's priority only (Linux nice is per thread), relative to what it inherited, so a host
+/// started with `nice` keeps its order; where that is refused it stays as it was.
+fn yield_to_event_loop() {
+    // SAFETY: gettid, getpriority and setpriority take plain integers and touch no memory of ours.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let inherited = libc::getpriority(libc::PRIO_PROCESS, tid);
+        libc::setpriority(libc::PRIO_PROCESS, tid, (inherited + IO_NICER).min(19));
+    }
+}
+
 fn run(n: usize, poll: Poll) {
+    yield_to_event_loop();
     let mut reactor = Reactor {
         poll,
         pipes: HashMap::new(),

@@ -1,0 +1,79 @@
+// The server's threads against its commands: by default every command of a runtime runs in one cgroup of the cpu
+// hierarchy below the server's own, weighted as a whole (commandsCpuWeight), so hundreds of busy commands weigh
+// against the server's threads as one (null leaves commands in the server's cgroup); the capture threads run nicer
+// than the event loop, and commands at the server's own nice value. Read from /proc and cgroupfs, by real commands
+// and of this process's real threads. The cgroup part needs a cpu hierarchy this process may write (root here).
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { bash, text } from '../helpers/calls.js';
+import { runtimes } from '../helpers/runtimes.js';
+
+const open = runtimes();
+const writable = process.getuid?.() === 0;
+
+/** This process's path in the cpu hierarchy (v1 `cpu`, else the v2 entry) and where that hierarchy is mounted. */
+function cpuHierarchy(): { own: string; mount: string; version: 1 | 2 } {
+  const lines = readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n').map((l) => l.split(':'));
+  const v1 = lines.find(([, c]) => c!.split(',').includes('cpu'));
+  if (v1) return { own: v1[2]!, mount: '/sys/fs/cgroup/cpu', version: 1 };
+  return { own: lines.find(([, c]) => c === '')![2]!, mount: '/sys/fs/cgroup', version: 2 };
+}
+
+/** The command's own cpu cgroup path and that cgroup's weight file, as the command reads them. */
+const probe = (version: 1 | 2, mount: string): string =>
+  version === 1
+    ? `d=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' /proc/self/cgroup | cut -d: -f3); echo "$d"; cat ${mount}$d/cpu.shares`
+    : `d=$(grep '^0::' /proc/self/cgroup | cut -d: -f3); echo "$d"; cat ${mount}$d/../cpu.weight`;
+
+/** The nice value of a thread of this process (field 19 of its stat, after the parenthesised name). */
+const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+
+describe('thread priorities', () => {
+  it('the capture threads run 5 nice values above the event loop; commands at the event loop\'s', async () => {
+    const runtime = await open();
+    const main = niceOf(String(process.pid));
+    // Output through the capture threads starts them; the command reports its own nice value.
+    const own = text(await bash(runtime.session({ id: 'nice' }), 'head -c 100000 /dev/zero | wc -c; nice'));
+    expect(own).toBe(`100000\n${main}\n`);
+    const io = readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('shellring-io-'));
+    expect(io.length).toBeGreaterThan(0);
+    for (const tid of io) expect(niceOf(tid)).toBe(Math.min(19, main + 5));
+  });
+});
+
+describe.runIf(writable)('the commands weigh as one cgroup against the server', () => {
+  const { own, mount, version } = cpuHierarchy();
+  const parent = own === '/' ? '' : own;
+
+  it('by default: every session\'s commands share one cgroup below the server\'s, weighted 100', async () => {
+    const runtime = await open();
+    const [a, b] = await Promise.all(['one', 'two'].map(async (id) => text(await bash(runtime.session({ id }), probe(version, mount))).split('\n')));
+    const dir = a![0]!;
+    // Below the server's own cgroup, not the server's cgroup itself.
+    expect(dir.startsWith(`${parent}/shellring-${process.pid}-`)).toBe(true);
+    expect(a![1]).toBe(version === 1 ? '1024' : '100');
+    if (version === 1) expect(b![0]).toBe(dir);
+    // The server's threads stay where they were.
+    expect(cpuHierarchy().own).toBe(own);
+  });
+
+  it('commandsCpuWeight sets the weight; null leaves commands in the server\'s cgroup', async () => {
+    const weighted = await open({ executor: { limits: { commandsCpuWeight: 25 } } });
+    expect(text(await bash(weighted.session({ id: 'w' }), probe(version, mount))).split('\n')[1]).toBe(version === 1 ? '256' : '25');
+    const plain = await open({ executor: { limits: { commandsCpuWeight: null } } });
+    const line = text(await bash(plain.session({ id: 'p' }), probe(version, mount))).split('\n')[0];
+    if (version === 1) expect(line).toBe(own);
+  });
+
+  it('with a session weight, each session gets a cgroup of its own below the commands\' one', async () => {
+    const runtime = await open({ executor: { limits: { cpuWeight: 300, commandsCpuWeight: 50 } } });
+    const [a, b] = await Promise.all(['x', 'y'].map(async (id) => text(await bash(runtime.session({ id }), probe(version, mount))).split('\n')));
+    expect(a![0]).not.toBe(b![0]);
+    expect(a![0]!.startsWith(`${parent}/shellring-${process.pid}-`)).toBe(true);
+    if (version === 1) {
+      expect(a![1]).toBe('3072');
+      const commands = a![0]!.replace(/\/session-\d+$/, '');
+      expect(readFileSync(`${mount}${commands}/cpu.shares`, 'utf8').trim()).toBe('512');
+    }
+  });
+});
