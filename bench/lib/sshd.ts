@@ -31,7 +31,8 @@ function keygen(path: string): string {
   return readFileSync(`${path}.pub`, 'utf8').trim();
 }
 
-export async function startSshd(): Promise<Sshd> {
+/** `home`: the HOME sshd gives the remote user's sessions (else the account's own). */
+export async function startSshd(options: { home?: string } = {}): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'shellring-sshd-'));
   // sshd's privilege separation directory.
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
@@ -56,6 +57,7 @@ export async function startSshd(): Promise<Sshd> {
     'MaxSessions 100',
     'MaxStartups 100',
     'LogLevel ERROR',
+    ...(options.home ? [`SetEnv HOME=${options.home}`] : []),
   ].join('\n');
   writeFileSync(join(dir, 'sshd_config'), `${config}\n`);
   writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostKey.split(' ').slice(0, 2).join(' ')}\n`);
