@@ -24,6 +24,7 @@ pub mod spawn;
 pub mod status;
 pub mod stdio;
 pub mod stdio_frame;
+pub mod stdio_look;
 pub mod stdio_policy;
 pub mod supervise;
 pub mod title;

@@ -24,6 +24,7 @@ use crate::error::RunnerError;
 use crate::serve::{become_server, run_request, set_dumpable, Server};
 use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
+use crate::stdio_look;
 use crate::stdio_policy::{self, StreamTmp};
 use crate::supervise::Parent;
 use crate::{proc_tree, request, signals};
@@ -240,6 +241,14 @@ impl Mux {
                         // Only our half: the runner sees its lifeline end, and our read side still sees it exit.
                         let _ = shutdown(command.status.as_raw_fd(), Shutdown::Write);
                         let _ = kill(command.runner, Signal::SIGCONT);
+                    }
+                }
+                frame::LOOK => {
+                    if let Some(runner) = self.commands.get(&id).map(|command| command.runner) {
+                        self.push(
+                            None,
+                            frame::encode(frame::LOOK, id, &stdio_look::snapshot(runner)),
+                        );
                     }
                 }
                 frame::DRAINED => {
