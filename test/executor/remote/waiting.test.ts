@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Runtime } from '../../../src/index.js';
 import { runtimes } from '../../helpers/runtimes.js';
-import { background, bash, text, until } from '../../helpers/calls.js';
+import { bash, text, until } from '../../helpers/calls.js';
+import { acceptServer, onPty } from '../../helpers/waiting.js';
 import { processesWith } from '../../helpers/processes.js';
 import { startSshd, type Sshd } from '../../../bench/lib/sshd.js';
 
@@ -32,9 +33,6 @@ afterAll(async () => {
 /** The text with what differs between two runs of one command masked: pids, ports, elapsed times. */
 const masked = (out: string) => out.replace(/pid \d+/g, 'pid N').replace(/bash-\d+/g, 'bash-N').replace(/:\d+\]/g, ':PORT]').replace(/after \d+ms/g, 'after Nms');
 
-/** A terminal for the prompt: python3's pty module forks bash onto a PTY slave and waits for it. */
-const onPty = (script: string) =>
-  `python3 -c 'import os, pty, sys; pid, fd = pty.fork()\nif pid == 0: os.execvp("bash", ["bash", "-c", sys.argv[1]])\nos.waitpid(pid, 0)' '${script}'`;
 
 describe('waiting detection on a remote host', () => {
   it('ends the wait of a prompt on a terminal early with the local text', async () => {
@@ -59,19 +57,7 @@ describe('waiting detection on a remote host', () => {
   it('names an accept() server and its address on the host, as locally', async () => {
     const serve = async (runtime: Runtime) => {
       const s = runtime.session({ id: 'accept', cwd: work });
-      const id = await background(
-        s,
-        `python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); s.accept()'`,
-      );
-      const port = await until(() => Number(runtime.jobs!.follow(id, 0).segments.map((seg) => seg.data.toString()).join('')) || undefined, 15_000, 'the port');
-      const listed = await until(
-        async () => {
-          const line = text(await s.callTool('job_list', {}));
-          return line.includes('[waiting: ') ? line : undefined;
-        },
-        30_000,
-        'the finding',
-      );
+      const { id, port, listed } = await acceptServer(runtime, s);
       await s.callTool('job_kill', { job_id: id });
       return { port, listed };
     };
