@@ -9,14 +9,12 @@ import { hasEnded, watchStopped } from './stopped-runners.js';
 import { bashArguments, chdirFailure } from '../src/executor/runner-request.js';
 import { countDescendants, descendants, signal, sweep } from '../src/executor/sweep.js';
 import { findWaiting, type WaitingFinding } from '../src/executor/waiting.js';
+import { watchSilence } from '../src/executor/silence-watch.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
 const binding = loadBinding();
 /** After the KILL, how long a runner may take to report before the host sweeps its tree itself. */
 const STUCK_RUNNER_MS = 500;
-/** Silence after which the supervisor looks at what the command waits for, and how often it looks again. */
-const SILENCE_MS = 3000;
-const LOOK_MS = 1000;
 
 /** What a supervised command tells its host while it runs. */
 export interface SupervisedEvents {
@@ -187,35 +185,18 @@ export class Supervised {
     return { kind: 'failed', error: supervisionErrors.runnerSilent, runnerFailed: true };
   }
 
-  /**
-   * Once the command has printed nothing for SILENCE_MS, looks each LOOK_MS at what its processes wait for and
-   * reports each change of finding (cleared when output resumes). /proc reads are synchronous here, in the worker.
-   */
+  /** Reports what the command waits for once it is silent (see silence-watch.ts); /proc reads are synchronous here,
+   * in the worker. */
   #watchSilence(runnerPid: number): NodeJS.Timeout {
-    const { captureId } = this.#task;
-    const written = () => binding.info(captureId, 0).total + binding.info(captureId, 1).total;
-    let bytes = written();
-    let quietSince = Date.now();
-    let reported = 'null';
-    const report = (finding: WaitingFinding | null) => {
-      const key = JSON.stringify(finding);
-      if (key === reported) return;
-      reported = key;
-      this.#onWaiting(finding);
-    };
-    const timer = setInterval(() => {
-      const now = written();
-      if (now !== bytes) {
-        bytes = now;
-        quietSince = Date.now();
-        return report(null);
-      }
-      if (Date.now() - quietSince < SILENCE_MS || this.#cause) return;
-      const pids = descendants(runnerPid);
-      report((pids && findWaiting(runnerPid, pids)) ?? null);
-    }, LOOK_MS);
-    timer.unref();
-    return timer;
+    return watchSilence(
+      this.#task.captureId,
+      () => this.#cause !== undefined,
+      (found) => {
+        const pids = descendants(runnerPid);
+        found((pids && findWaiting(runnerPid, pids)) ?? null);
+      },
+      this.#onWaiting,
+    );
   }
 
   /** First cause wins: a timeout after an abort stays an abort. TERM now, KILL after the grace. */

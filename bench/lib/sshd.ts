@@ -1,7 +1,7 @@
 // A real OpenSSH server for the tests and the ssh benchmark: sshd on a loopback port with its own host key, configuration and authorized
 // key, running as the test's user (root here), and the client files the SSH executor needs to reach it.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,14 +31,18 @@ function keygen(path: string): string {
   return readFileSync(`${path}.pub`, 'utf8').trim();
 }
 
-export async function startSshd(): Promise<Sshd> {
+/** `home`: the HOME sshd gives the remote user's sessions (else the account's own); `user`: the account the client
+ * logs in as (root by default), which must be able to read the authorized key. */
+export async function startSshd(options: { home?: string; user?: string } = {}): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'shellring-sshd-'));
+  // sshd reads the authorized keys as the user who logs in; the client's private key stays 0600.
+  if (options.user) chmodSync(dir, 0o711);
   // sshd's privilege separation directory.
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const hostKey = keygen(join(dir, 'host_key'));
   const otherKey = keygen(join(dir, 'other_host_key'));
   const clientKey = keygen(join(dir, 'id'));
-  writeFileSync(join(dir, 'authorized_keys'), `${clientKey}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'authorized_keys'), `${clientKey}\n`, { mode: options.user ? 0o644 : 0o600 });
   const port = await freePort();
   const config = [
     `Port ${port}`,
@@ -56,6 +60,7 @@ export async function startSshd(): Promise<Sshd> {
     'MaxSessions 100',
     'MaxStartups 100',
     'LogLevel ERROR',
+    ...(options.home ? [`SetEnv HOME=${options.home}`] : []),
   ].join('\n');
   writeFileSync(join(dir, 'sshd_config'), `${config}\n`);
   writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostKey.split(' ').slice(0, 2).join(' ')}\n`);
@@ -82,7 +87,7 @@ export async function startSshd(): Promise<Sshd> {
     host: {
       host: '127.0.0.1',
       port,
-      user: 'root',
+      user: options.user ?? 'root',
       identityFile: join(dir, 'id'),
       knownHostsFile: join(dir, 'known_hosts'),
       runnerPath: runnerPath(),

@@ -8,6 +8,33 @@ export type { WaitingFinding };
 
 type Wait = 'input' | 'accept' | 'child' | 'relay' | 'busy';
 
+/** How long a command prints nothing before its processes are looked at, and how often they are then. */
+export const SILENCE_MS = 3000;
+export const LOOK_MS = 1000;
+
+/** The /proc files the look reads: this host's, or a snapshot another host's runner took of its own. Each returns
+ * undefined for what does not exist (any more). */
+export interface ProcFiles {
+  read(path: string): string | undefined;
+  list(dir: string): string[] | undefined;
+  link(path: string): string | undefined;
+}
+
+/** This host's /proc, read synchronously (in a supervisor worker). */
+export const LOCAL_PROC: ProcFiles = {
+  read: (path) => attempt(() => readFileSync(path, 'latin1')),
+  list: (dir) => attempt(() => readdirSync(dir)),
+  link: (path) => attempt(() => readlinkSync(path)),
+};
+
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Syscall numbers by architecture (asm-generic for arm64). */
 const SYSCALLS: Record<string, Record<string, number[]>> = {
   x64: {
@@ -29,26 +56,26 @@ const TERMINAL = /^\/dev\/(?:pts\/\d+|tty\w*|console)$/;
 /** The finding for the processes below `root` (the runner), or undefined when they are not all waiting on
  * something that cannot come: one waits for input or connections and every other waits for a child or relays a
  * terminal. A pipeline waiting on its own producer, a sleep or a busy process is not a finding. */
-export function findWaiting(root: number, pids: Iterable<number>, arch: string = process.arch): WaitingFinding | undefined {
+export function findWaiting(root: number, pids: Iterable<number>, arch: string = process.arch, proc: ProcFiles = LOCAL_PROC): WaitingFinding | undefined {
   const table = SYSCALLS[arch];
   if (!table) return undefined;
-  const procs = [...pids].filter((pid) => pid !== root).map((pid) => ({ pid, fds: fdTargets(pid) }));
+  const procs = [...pids].filter((pid) => pid !== root).map((pid) => ({ pid, fds: fdTargets(proc, pid) }));
   let found: WaitingFinding | undefined;
-  for (const proc of procs) {
+  for (const one of procs) {
     // bubblewrap only waits for the sandbox it made; the runner's own pid-namespace monitor and init only wait for
     // the command (forks of the runner, they keep its name, which the kernel cuts to 15 bytes).
-    const own = commandName(proc.pid);
+    const own = commandName(proc, one.pid);
     if (own === 'bwrap' || own === 'shellring-runne') continue;
-    const others = procs.filter((other) => other.pid !== proc.pid);
-    const wait = classify(proc.pid, proc.fds, others.map((other) => other.fds), table);
+    const others = procs.filter((other) => other.pid !== one.pid);
+    const wait = classify(proc, one.pid, one.fds, others.map((other) => other.fds), table);
     if (wait === undefined) continue; // ended while we looked
     if (wait.kind === 'child' || wait.kind === 'relay') continue;
     if (wait.kind === 'busy') return undefined;
-    const name = commandName(proc.pid);
+    const name = commandName(proc, one.pid);
     if (wait.kind === 'input') {
-      if (found?.kind !== 'input') found = { kind: 'input', pid: proc.pid, name, source: wait.source };
+      if (found?.kind !== 'input') found = { kind: 'input', pid: one.pid, name, source: wait.source };
     } else if (wait.kind === 'accept' && !found) {
-      found = { kind: 'accept', pid: proc.pid, name, address: wait.address };
+      found = { kind: 'accept', pid: one.pid, name, address: wait.address };
     }
   }
   return found;
@@ -59,15 +86,10 @@ type Classified =
   | { kind: 'accept'; address: string }
   | { kind: Exclude<Wait, 'input' | 'accept'> };
 
-function classify(pid: number, fds: Map<number, string>, others: Map<number, string>[], table: Record<string, number[]>): Classified | undefined {
-  let stat: string;
-  let syscall: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    syscall = readFileSync(`/proc/${pid}/syscall`, 'latin1').trim();
-  } catch {
-    return undefined;
-  }
+function classify(proc: ProcFiles, pid: number, fds: Map<number, string>, others: Map<number, string>[], table: Record<string, number[]>): Classified | undefined {
+  const stat = proc.read(`/proc/${pid}/stat`);
+  const syscall = proc.read(`/proc/${pid}/syscall`)?.trim();
+  if (stat === undefined || syscall === undefined) return undefined;
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   if (state === 'Z' || state === 'X') return undefined;
   if (state !== 'S') return { kind: 'busy' };
@@ -94,40 +116,28 @@ function classify(pid: number, fds: Map<number, string>, others: Map<number, str
   if (table.accept!.includes(nr)) {
     const target = fds.get(fd) ?? '';
     const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-    const address = inode === undefined ? undefined : listening(pid, inode);
+    const address = inode === undefined ? undefined : listening(proc, pid, inode);
     return address === undefined ? { kind: 'busy' } : { kind: 'accept', address };
   }
   return { kind: 'busy' };
 }
 
 /** fd number → link target (`/dev/pts/3`, `pipe:[123]`, `socket:[456]`). */
-function fdTargets(pid: number): Map<number, string> {
+function fdTargets(proc: ProcFiles, pid: number): Map<number, string> {
   const fds = new Map<number, string>();
-  let names: string[];
-  try {
-    names = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return fds;
-  }
-  for (const name of names) {
-    try {
-      fds.set(Number(name), readlinkSync(`/proc/${pid}/fd/${name}`));
-    } catch {
-      // Closed while we looked.
-    }
+  for (const name of proc.list(`/proc/${pid}/fd`) ?? []) {
+    const target = proc.link(`/proc/${pid}/fd/${name}`);
+    // Undefined: closed while we looked.
+    if (target !== undefined) fds.set(Number(name), target);
   }
   return fds;
 }
 
 /** The local address of the TCP socket with this inode, in the process's own network namespace. */
-function listening(pid: number, inode: string): string | undefined {
+function listening(proc: ProcFiles, pid: number, inode: string): string | undefined {
   for (const file of ['tcp', 'tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/${file}`, 'latin1');
-    } catch {
-      continue;
-    }
+    const text = proc.read(`/proc/${pid}/net/${file}`);
+    if (text === undefined) continue;
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       if (fields[9] === inode) return address(fields[1]!, file === 'tcp6');
@@ -147,10 +157,6 @@ function address(hex: string, v6: boolean): string {
   return `[${groups.join(':')}]:${Number.parseInt(port, 16)}`;
 }
 
-function commandName(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'latin1').trimEnd();
-  } catch {
-    return '?';
-  }
+function commandName(proc: ProcFiles, pid: number): string {
+  return proc.read(`/proc/${pid}/comm`)?.trimEnd() ?? '?';
 }

@@ -41,6 +41,8 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
  */
 export function assembleSandbox(config: SandboxConfigInput, executor: Executor, dshHome: string): Sandbox {
   const parsed = parseConfig(sandboxConfigSchema, config, 'sandbox config');
+  // A remote host holds none of this runtime's state or code: its runner fills in that host's paths.
+  if (executor instanceof RemoteExecutor) return new Sandbox(parsed, '', [], [], () => undefined, true);
   const host = executor.sandboxHost;
   if (!host) throw new ShellringError('SHELLRING_INVALID_CONFIG', executorErrors.noSandboxHost);
   const spills = host.spillRoot;

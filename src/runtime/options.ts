@@ -42,9 +42,7 @@ export const runtimeOptionsSchema = z
       .optional()
       .describe("Locates a session's JSONL file, which commands see as DSH_SESSION_JSONL."),
   })
-  .strict()
-  // The sandbox prepares its views on this host; commands on another host are not confined by it.
-  .refine((options) => !(options.sandbox && options.executor?.kind === 'ssh'), { path: ['sandbox'], error: 'not available with executor.kind ssh' });
+  .strict();
 
 export type RuntimeOptions = z.input<typeof runtimeOptionsSchema>;
 

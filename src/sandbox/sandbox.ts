@@ -1,4 +1,4 @@
-// The sandboxing policy over the local executor: per-call mode, workspace root, private temp dir, the runner's plan.
+// The sandboxing policy over an executor: per-call mode, workspace root, private temp dir, the runner's plan.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -47,6 +47,8 @@ export class Sandbox {
   readonly #protected: string[];
   readonly #hidden: string[];
   readonly #spillDirFor: (sessionId: string | undefined) => SpillPlace | undefined;
+  /** Commands run on other hosts: this host's files are not theirs (see `confine`). */
+  readonly #remote: boolean;
   readonly #sessionModes = new Map<string, SandboxMode>();
   readonly #tmpDirs = new Map<string, Promise<string>>();
   #tmpRoot: Promise<string> | undefined;
@@ -58,7 +60,8 @@ export class Sandbox {
   /**
    * `protectedPaths` hold the runtime's own state and code: no workspace may contain them. `hiddenPaths` (the spill
    * directories of every session) are more: a confined command sees them empty, but for its own session's spill
-   * directory (`spillDirFor`), shown read-only so the paths in its results open.
+   * directory (`spillDirFor`), shown read-only so the paths in its results open. `remote`: the commands run on
+   * other hosts (the SSH executor), whose runner completes each plan with that host's paths.
    */
   constructor(
     config: SandboxConfig,
@@ -66,7 +69,9 @@ export class Sandbox {
     protectedPaths: string[],
     hiddenPaths: string[] = [],
     spillDirFor: (sessionId: string | undefined) => SpillPlace | undefined = () => undefined,
+    remote = false,
   ) {
+    this.#remote = remote;
     this.#config = config;
     this.defaultMode = config.mode;
     this.#runner = runnerPath;
@@ -99,20 +104,27 @@ export class Sandbox {
 
   /**
    * The confinement of one call in `mode` with the canonical workspace `root` (a session's pinned one).
+   * For a remote host the plan carries only what holds on any host: the backend, network, view, the workspace
+   * (a path on that host), the configured readable paths and the read-deny entries as written; that host's runner
+   * (`--stdio`) expands the entries against its own homes, adds its session's temporary directory and hides the
+   * others (crates/runner/src/stdio_policy.rs), and fails the call if the backend does not work there.
    * @throws ShellringError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
    * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
    */
   async confine(mode: SandboxMode, root: string, sessionId: string | undefined): Promise<Confinement> {
     if (mode === 'danger-full-access') return { policy: { mode, plan: UNCONFINED }, env: {}, root };
     const { backend, bwrapPath, network, allowUnixSockets } = this.#config;
-    if (!(await backendUsable(backend, this.#runner, bwrapPath))) {
+    if (!this.#remote && !(await backendUsable(backend, this.#runner, bwrapPath))) {
       throw new ShellringError('SANDBOX_UNAVAILABLE', executorErrors.sandboxUnavailable(mode));
     }
     // Other sessions' spill files and temporary directories: empty in this command's view.
-    const hidden = [...this.#hidden, await this.#tmpRootDir()];
+    const hidden = this.#remote ? [] : [...this.#hidden, await this.#tmpRootDir()];
     const writable: string[] = [];
     const env: Record<string, string> = {};
-    if (mode === 'workspace-write') {
+    if (mode === 'workspace-write' && this.#remote) {
+      this.#checkRoot(root);
+      writable.push(root);
+    } else if (mode === 'workspace-write') {
       this.#checkRoot(root);
       const tmp = await this.#tmpFor(sessionId);
       writable.push(root, tmp);
@@ -142,6 +154,10 @@ export class Sandbox {
   /** The read policy's part of the plan: the view, what it shows read-only, and the denied paths. */
   async #readPolicy(mode: SandboxMode, root: string, spill: string | undefined): Promise<Pick<ConfinementPlan, 'view' | 'readable' | 'denied'>> {
     const session = (this.#config.read ?? 'session') === 'session';
+    if (this.#remote) {
+      const shown = session ? [...(mode === 'read-only' && root !== sep ? [root] : []), ...(this.#config.readAllow ?? [])] : [];
+      return { view: session ? 'session' : 'host', readable: shown, denied: [...(this.#config.readDeny ?? DEFAULT_READ_DENY)] };
+    }
     // Looked up side by side: the homes, the resolver and the denied paths outside the homes.
     const listed = homes();
     const denied = expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, listed);

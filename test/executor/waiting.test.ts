@@ -5,16 +5,14 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { background, bash, text, until } from '../helpers/calls.js';
+import { bash, text, until } from '../helpers/calls.js';
+import { acceptServer, onPty } from '../helpers/waiting.js';
 import { runtimes } from '../helpers/runtimes.js';
 import { processesWith } from '../helpers/processes.js';
 
 const open = runtimes();
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-waiting-')));
 
-/** A terminal for the prompt: python3's pty module forks bash onto a PTY slave and waits for it. */
-const onPty = (script: string) =>
-  `python3 -c 'import os, pty, sys; pid, fd = pty.fork()\nif pid == 0: os.execvp("bash", ["bash", "-c", sys.argv[1]])\nos.waitpid(pid, 0)' '${script}'`;
 
 describe('waiting detection', () => {
   it('ends the wait of a prompt on a terminal early, says why, and promises no notice', async () => {
@@ -40,19 +38,7 @@ describe('waiting detection', () => {
   it('names an accept() callback server and its address in job_list', async () => {
     const runtime = await open();
     const s = runtime.session({ id: 'accept', cwd: work });
-    const id = await background(
-      s,
-      `python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); s.accept()'`,
-    );
-    const port = await until(() => Number(runtime.jobs!.follow(id, 0).segments.map((seg) => seg.data.toString()).join('')) || undefined, 15_000, 'the port');
-    const listed = await until(
-      async () => {
-        const line = text(await s.callTool('job_list', {}));
-        return line.includes('[waiting: ') ? line : undefined;
-      },
-      30_000,
-      'the finding',
-    );
+    const { id, port, listed } = await acceptServer(runtime, s);
     expect(listed).toMatch(new RegExp(`^${id} \\[bash\\] running — python3 -c .* \\[waiting: pid \\d+ \\(python3[.\\d]*\\) accepts connections on 127\\.0\\.0\\.1:${port}\\]$`));
     await s.callTool('job_kill', { job_id: id });
   });

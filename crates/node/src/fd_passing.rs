@@ -51,7 +51,10 @@ pub fn socketpair(packets: bool) -> Result<Vec<i32>> {
 pub fn send_fds(socket: i32, fds: Vec<i32>, payload: Option<Buffer>) -> Result<i32> {
     guard(|| {
         let byte = [1u8];
-        let data: &[u8] = payload.as_deref().filter(|p| !p.is_empty()).unwrap_or(&byte);
+        let data: &[u8] = payload
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .unwrap_or(&byte);
         let mut iov = libc::iovec {
             iov_base: data.as_ptr() as *mut libc::c_void,
             iov_len: data.len(),

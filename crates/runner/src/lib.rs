@@ -25,6 +25,8 @@ pub mod spawner;
 pub mod status;
 pub mod stdio;
 pub mod stdio_frame;
+pub mod stdio_look;
+pub mod stdio_policy;
 pub mod stdio_splice;
 pub mod supervise;
 pub mod title;

@@ -14,16 +14,16 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags};
-use nix::sys::signalfd::SignalFd;
 use nix::sys::signal::{kill, Signal};
+use nix::sys::signalfd::SignalFd;
 use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, ForkResult, Pid};
 
 use crate::error::RunnerError;
 use crate::plan::Plan;
-use crate::status::Status;
 use crate::spawner::{self, Spawners};
+use crate::status::Status;
 use crate::{host_pid, proc_tree, request, signals, supervise, title};
 
 /// Serves until the worker goes away (every worker, for a session sandbox's server: `inside`, whose runners run in
@@ -181,7 +181,10 @@ impl Server {
             let fds = [status, out, err];
             if let (false, [spawner::ROUTE, route @ ..]) = (long, &payload[..bytes]) {
                 let server_fds = [socket.as_raw_fd(), sfd.as_fd().as_raw_fd()];
-                if self.spawners.hand(route, &fds, server_fds, &mut self.runners) {
+                if self
+                    .spawners
+                    .hand(route, &fds, server_fds, &mut self.runners)
+                {
                     continue;
                 }
             }

@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use nix::poll::PollTimeout;
 use nix::sys::signal::{kill, Signal};
-use nix::sys::socket::{sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType};
+use nix::sys::socket::{
+    sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType,
+};
 use nix::unistd::{fork, ForkResult, Pid};
 
 use crate::{limits, serve, signals};
@@ -31,7 +33,10 @@ static JOINED: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
 
 /// True in a runner whose spawner joined exactly `cgroups` with `limits`: it has nothing to join itself.
 pub fn joined(cgroups: &[String], limits: &[String]) -> bool {
-    !cgroups.is_empty() && JOINED.get().is_some_and(|(c, l)| c == cgroups && l == limits)
+    !cgroups.is_empty()
+        && JOINED
+            .get()
+            .is_some_and(|(c, l)| c == cgroups && l == limits)
 }
 
 /// The cgroups and limits a route payload names (after `ROUTE`), or None when it is malformed.
@@ -75,7 +80,10 @@ impl Spawners {
         if !self.by_route.contains_key(route) {
             // Its request's own descriptors stay out of it too: a copy there would hold the command's pipes and
             // status socket open for as long as the spawner lives.
-            let open: Vec<RawFd> = server_fds.into_iter().chain(fds.iter().map(|fd| fd.as_raw_fd())).collect();
+            let open: Vec<RawFd> = server_fds
+                .into_iter()
+                .chain(fds.iter().map(|fd| fd.as_raw_fd()))
+                .collect();
             let Some(spawner) = self.start(route, &open) else {
                 return false;
             };
@@ -193,12 +201,22 @@ mod tests {
         let (cgroups, limits) = decode(route).unwrap();
         assert_eq!(cgroups, ["/cg/pids/s-1", "/cg/memory/s-1"]);
         assert_eq!(limits, ["pids.max=9", "?memory.swap.max=0"]);
-        assert_eq!(decode(b"1\0/cg/s\0").unwrap(), (vec!["/cg/s".to_string()], vec![]));
+        assert_eq!(
+            decode(b"1\0/cg/s\0").unwrap(),
+            (vec!["/cg/s".to_string()], vec![])
+        );
     }
 
     #[test]
     fn refuses_a_malformed_route() {
-        for route in [&b""[..], b"0\0", b"2\0/cg/a\0", b"x\0/cg\0", b"1\0/cg", b"\xff\0"] {
+        for route in [
+            &b""[..],
+            b"0\0",
+            b"2\0/cg/a\0",
+            b"x\0/cg\0",
+            b"1\0/cg",
+            b"\xff\0",
+        ] {
             assert_eq!(decode(route), None, "{route:?}");
         }
     }

@@ -1,7 +1,8 @@
 //! `--stdio`: a runner that serves over one byte stream (an SSH channel, say). Framed requests arrive on stdin and
 //! framed events leave on stdout (`stdio_frame`); each command is forked and supervised exactly as the fork server's
 //! (`serve::run_request`: subreaper, new session, confinement, limits, the request's environment only), with its
-//! status socket read here and its stdout and stderr forwarded tagged with its id.
+//! status socket read here and its stdout and stderr forwarded tagged with its id. A confined command's plan is first
+//! completed with this host's paths (`stdio_policy`): the server that sent it knows only the session's part.
 //!
 //! Output leaves without passing through this process: a command's pipe that has bytes queues one frame, sized by
 //! what the pipe holds when the frame reaches the stream, and those bytes are spliced from the pipe onto the stream
@@ -27,6 +28,8 @@ use crate::error::RunnerError;
 use crate::serve::{become_server, run_request, set_dumpable, Server};
 use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
+use crate::stdio_look;
+use crate::stdio_policy::{self, StreamTmp};
 use crate::stdio_splice::{PipeFrame, Step};
 use crate::supervise::Parent;
 use crate::{proc_tree, request, signals};
@@ -70,6 +73,7 @@ pub fn serve() -> u8 {
         inbound: Vec::new(),
         reaper: Server::new(false),
         out_broken: false,
+        tmp: StreamTmp::make(),
     };
     let mut closing: Option<Instant> = None;
     loop {
@@ -97,6 +101,9 @@ pub fn serve() -> u8 {
         mux.write_stdout();
     }
     mux.reaper.end_strays();
+    if let Some(tmp) = &mux.tmp {
+        tmp.remove();
+    }
     0
 }
 
@@ -159,6 +166,8 @@ struct Mux {
     reaper: Server,
     /// stdout failed: the far side is gone; frames are dropped from now on.
     out_broken: bool,
+    /// The session's temporary directory on this host, for its confined commands.
+    tmp: Option<StreamTmp>,
 }
 
 impl Mux {
@@ -259,6 +268,15 @@ impl Mux {
                         let _ = kill(command.runner, Signal::SIGCONT);
                     }
                 }
+                frame::LOOK => {
+                    if let Some(runner) = self.commands.get(&id).map(|command| command.runner) {
+                        self.push(frame::encode(
+                            frame::LOOK,
+                            id,
+                            &stdio_look::snapshot(runner),
+                        ));
+                    }
+                }
                 frame::DRAINED => {
                     if let Some(command) = self.commands.get_mut(&id) {
                         command.out = None;
@@ -273,10 +291,11 @@ impl Mux {
     }
 
     fn start(&mut self, id: u32, body: &[u8], sfd: &nix::sys::signalfd::SignalFd) {
-        let request = match request::parse(body) {
+        let mut request = match request::parse(body) {
             Ok(request) => request,
             Err(e) => return self.refuse(id, &RunnerError::Request(e).line()),
         };
+        stdio_policy::complete(&mut request.plan, &mut request.env, self.tmp.as_ref());
         let made = (|| -> nix::Result<_> {
             let (status, theirs) = socketpair(
                 AddressFamily::Unix,
@@ -607,8 +626,16 @@ fn deliver(group: Pid, runner: Pid, signal: Signal) {
     let _ = kill(runner, Signal::SIGCONT);
 }
 
-/// Processes the command left running under its runner; a signalled group's are on their way out.
+/// Processes the command left running under its runner; a signalled group's are on their way out, and so is a
+/// bubblewrap sandbox's own (bwrap, and its pid namespace, which ends with its init), as the local count has it.
 fn left_running(command: &Command) -> usize {
+    let namespace = |pid: Pid| std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok();
+    let home = namespace(command.runner);
+    let sandbox_own = |pid: Pid| {
+        namespace(pid) != home
+            || std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|name| name.trim_end() == "bwrap")
+    };
     let group = |pid: Pid| {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         stat[stat.rfind(')')? + 1..]
@@ -619,6 +646,7 @@ fn left_running(command: &Command) -> usize {
     };
     proc_tree::descendants(command.runner)
         .into_iter()
+        .filter(|&pid| !sandbox_own(pid))
         .filter(|&pid| {
             !(command.condemned
                 && command

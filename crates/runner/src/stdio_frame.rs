@@ -7,6 +7,8 @@
 //! From the runner: `O` stdout bytes, `E` stderr bytes, `T` one status line of its runner (as on fd 3, without the
 //! newline), `X` the output is over (payload: how many processes the command left running, in decimal), `G` the
 //! runner has exited: nothing more comes for this id.
+//! Both ways: `L` look; to the runner, a request for what the command's processes wait on; from it, the answer (a
+//! snapshot of their /proc files, see `stdio_look`).
 
 /// Bytes before the payload: length, kind, id.
 pub const HEADER: usize = 9;
@@ -22,6 +24,7 @@ pub const STDERR: u8 = b'E';
 pub const STATUS: u8 = b'T';
 pub const OUTPUT_OVER: u8 = b'X';
 pub const GONE: u8 = b'G';
+pub const LOOK: u8 = b'L';
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct Frame {

@@ -11,6 +11,8 @@ export const FRAME = {
   status: 0x54, // T
   outputOver: 0x58, // X
   gone: 0x47, // G
+  // Both ways: a look at what the command waits on, and its answer.
+  look: 0x4c, // L
 } as const;
 
 const HEADER = 9;

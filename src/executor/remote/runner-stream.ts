@@ -12,6 +12,8 @@ import { bashArguments, chdirFailure, encode, parse as parseStatus } from '../ru
 import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorResult, SupervisorTask } from '../protocol.js';
 import { encodeFrame, FRAME, FrameReader, type Frame } from './frames.js';
+import { watchSilence, type Found } from '../silence-watch.js';
+import { remoteWaiting } from './proc-snapshot.js';
 
 /** Why a command failed, as its result will say. */
 type Failure = Omit<Extract<SupervisorResult, { kind: 'failed' }>, 'kind'>;
@@ -31,6 +33,8 @@ class RemoteCommand {
   failure: Failure | undefined;
   timers: NodeJS.Timeout[] = [];
   settled = false;
+  /** A look sent and not answered yet, and where its finding goes. */
+  looking: Found | undefined;
 
   constructor(task: SupervisorTask, listener: LaunchListener) {
     this.task = task;
@@ -145,6 +149,11 @@ export class RunnerStream {
     if (!command) return;
     if (kind === FRAME.status) return this.#status(id, command, payload.toString('utf8'));
     if (kind === FRAME.outputOver) return this.#settle(id, command, Number(payload.toString('latin1')) || 0);
+    if (kind === FRAME.look) {
+      const found = command.looking;
+      command.looking = undefined;
+      return found?.(remoteWaiting(payload) ?? null);
+    }
     if (kind === FRAME.gone) {
       this.#commands.delete(id);
       command.clearTimers();
@@ -161,6 +170,13 @@ export class RunnerStream {
       // The command's one deadline, counted from the start of bash as a local supervisor counts it.
       const { timeoutMs, atTimeout } = command.task;
       command.timers.push(setTimeout(() => (atTimeout === 'kill' ? this.#kill(id, 'timeout') : command.listener.deadline()), timeoutMs));
+      // What it waits on once silent, from the runner's look at the host's /proc (one look in flight at a time).
+      const look = (found: Found) => {
+        if (command.looking) return;
+        command.looking = found;
+        this.#send(FRAME.look, id);
+      };
+      command.timers.push(watchSilence(command.task.captureId, () => command.cause !== undefined, look, command.listener.waiting));
       return;
     }
     if (event.type === 'exit' || event.type === 'signal') {

@@ -1,5 +1,5 @@
 // The SSH executor's options are judged at start: hosts are required, a host is validated field by field, and the
-// sandbox (which confines commands on this host) is refused beside it.
+// sandbox is taken beside it (each host's runner confines the commands there).
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../../src/index.js';
 
@@ -15,7 +15,9 @@ describe('executor.kind ssh options', () => {
     await expect(createRuntime({ executor: { kind: 'ssh', hosts: [{ host: 'h', identityFile: '/k' }] } as never })).rejects.toThrow(/^invalid runtime options: executor\.hosts\.0\.knownHostsFile: /);
   });
 
-  it('refuses the sandbox beside it', async () => {
-    await expect(createRuntime({ executor: { kind: 'ssh', hosts: [host] }, sandbox: { mode: 'read-only' } })).rejects.toThrow('invalid runtime options: sandbox: not available with executor.kind ssh');
+  it('takes the sandbox beside it', async () => {
+    const runtime = await createRuntime({ executor: { kind: 'ssh', hosts: [host] }, sandbox: { mode: 'read-only' } });
+    expect(runtime.sandbox?.modeFor(undefined)).toBe('read-only');
+    await runtime.close();
   });
 });
