@@ -44,7 +44,7 @@ fn decode(route: &[u8]) -> Option<(Vec<String>, Vec<String>)> {
     let text = std::str::from_utf8(route).ok()?;
     let mut fields: Vec<String> = text.split('\0').map(String::from).collect();
     // Every field is NUL-terminated: the split leaves one empty string after the last.
-    if fields.pop()? != "" {
+    if !fields.pop()?.is_empty() {
         return None;
     }
     let count: usize = fields.first()?.parse().ok()?;
