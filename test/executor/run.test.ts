@@ -1,6 +1,6 @@
 // The local executor on real bash: defaults, cwd, stdin/env, classification of endings, grace, drain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
@@ -114,11 +114,18 @@ describe('run', () => {
   });
 
   it('classifies an abort, and the first cause wins', async () => {
-    // The abort comes first by construction (as the command starts) and the command ignores its TERM: the timeout
-    // passes during a 4 s grace, and the result still names the abort. Ordered by events, not by a short window.
+    // The abort comes first by construction (once bash has set its trap, which it says with a marker file) and the
+    // command ignores its TERM: the timeout passes during a 4 s grace, and the result still names the abort. Ordered
+    // by events, not by a short window.
     const controller = new AbortController();
-    const spec = executor.resolve({ command: "trap '' TERM; sleep 30", timeoutMs: 1_000, signal: controller.signal });
-    const result = await executor.run({ ...spec, graceMs: 4_000, onStart: () => controller.abort() });
+    const trapped = join(work, 'trapped');
+    const command = `trap '' TERM; touch ${trapped}; sleep 30`;
+    const spec = executor.resolve({ command, timeoutMs: 1_000, signal: controller.signal });
+    const abortOnceTrapped = (): void => {
+      if (existsSync(trapped)) controller.abort();
+      else setTimeout(abortOnceTrapped, 5);
+    };
+    const result = await executor.run({ ...spec, graceMs: 4_000, onStart: abortOnceTrapped });
     expect(result).toMatchObject({ timedOut: false, aborted: true, signal: 'SIGKILL' });
   });
 
