@@ -107,10 +107,16 @@ async function main(): Promise<void> {
   const tree = `${code.commit.slice(0, 10)}${code.dirty ? ' with uncommitted changes' : ''}`;
   console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, load ${facts.load.join(' ')}, ${date}, ${tree}\n`);
   const results: Record<string, SuiteResult & Provenance & { seconds: number }> = {};
+  const failed: string[] = [];
   const started = performance.now();
   for (const name of chosen) {
     const t0 = performance.now();
-    const result = await runInChild(name);
+    // A suite that fails is reported and the others still run: a long run is not lost to one broken suite.
+    const result = await runInChild(name).catch((error: Error) => {
+      console.error(`${error.message}\n`);
+      failed.push(name);
+    });
+    if (!result) continue;
     const seconds = (performance.now() - t0) / 1000;
     results[name] = { ...result, seconds, ...provenance(code) };
     console.log(renderSuite(result, seconds));
@@ -118,7 +124,9 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const verdicts = Object.values(results).flatMap((r) => r.targets);
   const met = verdicts.filter((t) => t.met).length;
-  console.log(`${chosen.length} suite(s) in ${seconds.toFixed(1)} s; targets met: ${met} of ${verdicts.length}`);
+  const failures = failed.length > 0 ? `; failed: ${failed.join(', ')}` : '';
+  console.log(`${chosen.length} suite(s) in ${seconds.toFixed(1)} s; targets met: ${met} of ${verdicts.length}${failures}`);
+  if (failed.length > 0) process.exitCode = 1;
   if (json) {
     fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
     const merged = Object.fromEntries(suitesOrder(suites, { ...keptResults(), ...results }));
@@ -130,4 +138,6 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   console.error(error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : error);
   process.exitCode = 1;
+  // A failed suite may leave a handle open (a server it did not stop): its process ends anyway, so the run goes on.
+  if (process.argv.some((a) => a.startsWith(SUITE_FLAG))) process.exit();
 });

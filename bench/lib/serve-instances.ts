@@ -43,7 +43,9 @@ export async function startProxy(ports: number[], dir: string): Promise<Process>
   let text = readFileSync(path.join(root, 'deploy/haproxy.cfg'), 'utf8')
     .replace('bind 127.0.0.1:8800', `bind 127.0.0.1:${port}`)
     .replace(/^\s*log stdout.*$/m, '')
-    .replace(/^\s*server s\d .*$/gm, '');
+    .replace(/^\s*server s\d .*$/gm, '')
+    // Routing rules name the documented instances: keep those this proxy has.
+    .replace(/^\s*use-server s(\d) .*$/gm, (line, n: string) => (Number(n) <= ports.length ? line : ''));
   text += ports.map((p, i) => `    server s${i + 1} 127.0.0.1:${p}\n`).join('');
   const file = path.join(dir, `haproxy-${port}.cfg`);
   writeFileSync(file, text);

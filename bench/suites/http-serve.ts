@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createRuntime } from '../../src/index.js';
 import { percentile } from '../lib/percentiles.js';
 import { find, target, withRatios, type Figure } from '../lib/rows.js';
-import { rssOf, startProxy, startServe } from '../lib/serve-instances.js';
+import { rssOf, startProxy, startServe, type Process } from '../lib/serve-instances.js';
 import { withTempDir } from '../lib/tempdir.js';
 import type { SuiteResult } from '../lib/types.js';
 import { fmt, KiB, median } from '../lib/units.js';
@@ -101,6 +101,8 @@ async function measure(): Promise<SuiteResult> {
     const server = await startServe(TOKEN, dir);
     const url = `http://127.0.0.1:${server.port}/mcp`;
     const runtime = await createRuntime();
+    // Every process started, stopped however the suite ends: one left running keeps this process alive.
+    const started: Process[] = [server];
     try {
       stage = 'calls';
       // Calls: interleaved rounds, HTTP and library, the same sessions reused across rounds.
@@ -136,15 +138,17 @@ async function measure(): Promise<SuiteResult> {
       stage = 'sessions opened';
       // Sessions opened per second: direct, through HAProxy to one instance, through HAProxy to three.
       const others = [await startServe(TOKEN, dir), await startServe(TOKEN, dir)];
+      started.push(...others);
       const proxy1 = await startProxy([server.port], dir);
+      started.push(proxy1);
       const proxy3 = await startProxy([server.port, ...others.map((o) => o.port)], dir);
+      started.push(proxy3);
       const rates = { direct: [] as number[], one: [] as number[], three: [] as number[] };
       for (let r = 0; r < ROUNDS; r += 1) {
         rates.direct.push(await openRate(url));
         rates.one.push(await openRate(`http://127.0.0.1:${proxy1.port}/mcp`));
         rates.three.push(await openRate(`http://127.0.0.1:${proxy3.port}/mcp`));
       }
-      await Promise.all([proxy1.stop(), proxy3.stop(), ...others.map((o) => o.stop())]);
 
       const callRows = withRatios([callFigure(LIB, lib), callFigure(HTTP, http, LIB)]);
       const openFigure = (name: string, values: number[], baseline?: string): Figure => {
@@ -200,7 +204,7 @@ async function measure(): Promise<SuiteResult> {
       };
     } finally {
       await runtime.close();
-      await server.stop();
+      await Promise.all(started.map((p) => p.stop()));
     }
   });
 }

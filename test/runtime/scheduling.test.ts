@@ -4,6 +4,7 @@
 // than the event loop, and commands at the server's own nice value. Read from /proc and cgroupfs, by real commands
 // and of this process's real threads. The cgroup part needs a cpu hierarchy this process may write (root here).
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { bash, text } from '../helpers/calls.js';
 import { runtimes } from '../helpers/runtimes.js';
@@ -38,6 +39,24 @@ describe('thread priorities', () => {
     const io = readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('shellring-io-'));
     expect(io.length).toBeGreaterThan(0);
     for (const tid of io) expect(niceOf(tid)).toBe(Math.min(19, main + 5));
+  });
+});
+
+describe.runIf(writable)('a server under a real-time policy', () => {
+  it('runs its commands under the normal scheduler, in their cpu cgroup', () => {
+    // A runtime in a process started by chrt: real-time tasks may not join a cpu cgroup (v1) without real-time
+    // runtime, and a command must never inherit a priority that can starve the host.
+    const local = new URL('../../dist/src/index.js', import.meta.url).href;
+    const script = `const { createRuntime } = await import(${JSON.stringify(local)});
+      const runtime = await createRuntime();
+      const r = await runtime.session({ id: 'rt' }).callTool('bash', { command: 'chrt -p $$; echo ok' });
+      process.stdout.write(JSON.stringify(r.content[0].text));
+      await runtime.close();`;
+    const run = spawnSync('chrt', ['-f', '10', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+    expect(run.stderr).toBe('');
+    const out = JSON.parse(run.stdout) as string;
+    expect(out).toMatch(/scheduling policy: SCHED_OTHER\n/);
+    expect(out).toContain('ok\n');
   });
 });
 

@@ -16,6 +16,7 @@ pub mod plan;
 pub mod probe;
 pub mod proc_tree;
 pub mod request;
+pub mod sched;
 pub mod seccomp;
 pub mod serve;
 pub mod session;

@@ -19,12 +19,14 @@
 //! `--stdio` serves many commands over stdin and stdout, framed (see `stdio`): the remote end of an SSH channel.
 
 use shellring_runner::{
-    check, host_pid, limits, plan, probe, request, serve, session, status, stdio, supervise,
+    check, host_pid, limits, plan, probe, request, sched, serve, session, status, stdio, supervise,
 };
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before anything is forked or joins a cgroup: every mode leads to commands.
+    sched::drop_real_time();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match plan::parse(&args) {
         Ok(plan::Invocation::Run) => run(),
