@@ -49,7 +49,7 @@ describe.runIf(writable)('a server under a real-time policy', () => {
     const local = new URL('../../dist/src/index.js', import.meta.url).href;
     const script = `const { createRuntime } = await import(${JSON.stringify(local)});
       const runtime = await createRuntime();
-      const r = await runtime.session({ id: 'rt' }).callTool('bash', { command: 'chrt -p $$; echo ok' });
+      const r = await runtime.session({ id: 'rt' }).callTool('bash', { command: 'chrt -p $$; echo ok', description: 'scheduling policy' });
       process.stdout.write(JSON.stringify(r.content[0].text));
       await runtime.close();`;
     const run = spawnSync('chrt', ['-f', '10', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
