@@ -144,6 +144,8 @@ export interface NativeBinding {
   setNonDumpable(): void;
   /** Whether this process is dumpable. */
   isDumpable(): boolean;
+  /** Fixes glibc's mmap and trim thresholds so large freed blocks go back to the system; false off glibc. */
+  releaseLargeBlocks(): boolean;
   /**
    * Every simple command of a bash script (tree-sitter-bash), in source order: its words after leading
    * assignments, null where a word is not literal, and its text; `error` when part of the script did not parse;

@@ -45,6 +45,7 @@ describe('native binding', () => {
         'relayStart',
         'relayUnroute',
         'reclaimSpillRoots',
+        'releaseLargeBlocks',
         'sendFds',
         'setNonDumpable',
         'socketpair',

@@ -1,6 +1,7 @@
 // The crate's documentation is its README.
 #![doc = include_str!("../README.md")]
 
+mod allocator;
 mod channel_relay;
 mod fast;
 // The fork server it serves runs on Linux only; macOS has no SOCK_CLOEXEC or MSG_NOSIGNAL to build it with.
