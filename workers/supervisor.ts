@@ -160,11 +160,11 @@ export class Supervised {
 
     // The one place the deadline is kept: it kills here, or is reported for the caller to move the command on.
     const timer = setTimeout(() => (this.#task.atTimeout === 'kill' ? this.#kill('timeout') : this.#onDeadline()), this.#task.timeoutMs);
-    const watch = this.#watchSilence(runnerPid);
+    const unwatchSilence = this.#watchSilence(runnerPid);
     const ended: RunnerEvent = await status.next();
     unwatch?.();
     this.#bashEnded = true;
-    clearInterval(watch);
+    unwatchSilence();
     clearTimeout(timer);
     clearTimeout(this.#stuckTimer);
     if (ended.type === 'eof') {
@@ -187,7 +187,7 @@ export class Supervised {
 
   /** Reports what the command waits for once it is silent (see silence-watch.ts); /proc reads are synchronous here,
    * in the worker. */
-  #watchSilence(runnerPid: number): NodeJS.Timeout {
+  #watchSilence(runnerPid: number): () => void {
     return watchSilence(
       this.#task.captureId,
       () => this.#cause !== undefined,

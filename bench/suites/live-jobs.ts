@@ -14,6 +14,8 @@ import { fmt, MiB } from '../lib/units.js';
 const SESSIONS = 100;
 const PER_SESSION = 10;
 const IDLE_MS = 5_000;
+/** How long after the first idle span the second starts: by then every job's looks are 8–16 s apart. */
+const SETTLE_MS = 30_000;
 const LIST_CALLS = 1_000;
 
 const threads = () => readdirSync('/proc/self/task').length;
@@ -62,6 +64,12 @@ export async function run(): Promise<SuiteResult> {
     const t0 = performance.now();
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idleCpu = (cpuMs() - cpu0) / (performance.now() - t0);
+    // Later, once every job has been silent long enough for its looks to have spread out (see silence-watch.ts).
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const cpu1 = cpuMs();
+    const t1 = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const settledCpu = (cpuMs() - cpu1) / (performance.now() - t1);
     const listMs: number[] = [];
     for (let i = 0; i < LIST_CALLS; i++) {
       const s = sessions[i % SESSIONS]!;
@@ -78,6 +86,7 @@ export async function run(): Promise<SuiteResult> {
       extraThreads: loaded.threads - idleRuntime.threads,
       rssGrowthMiB: (loaded.rss - idleRuntime.rss) / MiB,
       idleCpuPct: idleCpu * 100,
+      settledCpuPct: settledCpu * 100,
       list,
       closeMs,
       threads: { before: before.threads, idleRuntime: idleRuntime.threads, loaded: loaded.threads },
@@ -89,6 +98,7 @@ export async function run(): Promise<SuiteResult> {
     { name: 'host threads beyond the runtime idle (1000 live jobs)', value: figures.extraThreads, unit: 'threads', extra: figures.threads },
     { name: 'host RSS growth for 1000 live jobs', value: figures.rssGrowthMiB, unit: 'MiB' },
     { name: 'host CPU while 1000 jobs idle', value: figures.idleCpuPct, unit: '% of one core' },
+    { name: `host CPU while 1000 jobs idle, ${SETTLE_MS / 1000 + 1 + IDLE_MS / 1000} s on`, value: figures.settledCpuPct, unit: '% of one core' },
     { name: 'job_list p99', value: figures.list.p99, unit: 'ms', extra: { 'p50 ms': figures.list.p50, 'max ms': figures.list.max } },
     { name: 'runtime.close() with 1000 live jobs', value: figures.closeMs, unit: 'ms' },
     { name: 'starting 1000 jobs (first call to every runner alive)', value: spawnMs, unit: 'ms' },
@@ -101,12 +111,18 @@ export async function run(): Promise<SuiteResult> {
       atMost('host threads beyond the idle runtime <= 16', figures.extraThreads, 16, `${figures.extraThreads} threads`),
       atMost('host RSS growth <= 64 MiB', figures.rssGrowthMiB, 64, `${fmt(figures.rssGrowthMiB)} MiB`),
       atMost('host CPU while idle <= 1% of one core', figures.idleCpuPct, 1, `${fmt(figures.idleCpuPct)}%`),
+      atMost(
+        'host CPU while idle, the jobs silent for half a minute, <= 1% of one core',
+        figures.settledCpuPct,
+        1,
+        `${fmt(figures.settledCpuPct)}%`,
+      ),
       atMost('job_list p99 <= 2 ms', figures.list.p99, 2, `${fmt(figures.list.p99)} ms (p50 ${fmt(figures.list.p50)} ms)`),
       atMost('close with 1000 live jobs <= 2000 ms', figures.closeMs, 2000, `${fmt(figures.closeMs)} ms`),
     ],
     notes: [
       'Threads from /proc/self/task: the runtime idle (after one call, so its worker threads exist) vs with every job live.',
-      `RSS: process.memoryUsage().rss, idle runtime vs 1 s after the last job started. CPU: the host process's utime+stime over ${IDLE_MS / 1000} s of idling.`,
+      `RSS: process.memoryUsage().rss, idle runtime vs 1 s after the last job started. CPU: the host process's utime+stime over ${IDLE_MS / 1000} s of idling, from then (each job's first looks at what it waits for fall in it) and again ${SETTLE_MS / 1000} s later.`,
       `job_list: ${LIST_CALLS} sequential calls spread over the sessions, each listing its 10 jobs. Close: runtime.close() to resolution, every job live.`,
     ],
   };

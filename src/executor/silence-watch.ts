@@ -1,35 +1,69 @@
-// The watch over a silent command, wherever it runs: once it has printed nothing for SILENCE_MS, a look each LOOK_MS
-// at what its processes wait for (this host's /proc in a supervisor worker, a remote runner's snapshot of its own),
-// and each change of finding reported (cleared when output resumes).
+// The watch over a silent command, wherever it runs: once it has printed nothing for SILENCE_MS, looks at what its
+// processes wait for (this host's /proc in a supervisor worker, a remote runner's snapshot of its own), each change
+// of finding reported (cleared when output resumes). Looks come LOOK_MS apart, then twice as far apart after each
+// look that found what the last one did, up to LOOK_MAX_MS; between looks an idle command's watch does not wake, so
+// a thousand idle jobs cost next to nothing.
 import { loadBinding } from '../native/loader.js';
-import { LOOK_MS, SILENCE_MS, type WaitingFinding } from './waiting.js';
+import { LOOK_MAX_MS, LOOK_MS, SILENCE_MS, type WaitingFinding } from './waiting.js';
 
 const binding = loadBinding();
 
 export type Found = (finding: WaitingFinding | null) => void;
 
-/** `look` reports what it finds through its argument, at once or later; `halted`: a killed command is not looked at. */
-export function watchSilence(captureId: number, halted: () => boolean, look: (found: Found) => void, report: Found): NodeJS.Timeout {
+/**
+ * `look` reports what it finds through its argument, at once or later (one look at a time); `halted`: a killed
+ * command is not looked at. Returns what stops the watch.
+ */
+export function watchSilence(captureId: number, halted: () => boolean, look: (found: Found) => void, report: Found): () => void {
   const written = () => binding.info(captureId, 0).total + binding.info(captureId, 1).total;
   let bytes = written();
-  let quietSince = Date.now();
+  // Output seen at the last check: the next check comes a second later, to see when it stops.
+  let moving = false;
+  let nextLook = Date.now() + SILENCE_MS;
+  let gap = LOOK_MS;
   let reported = 'null';
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  // A standing finding must be cleared within a second of new output; otherwise nothing is due before the next look.
+  const schedule = () => {
+    if (stopped) return;
+    const wait = moving || reported !== 'null' ? LOOK_MS : Math.max(0, nextLook - Date.now());
+    timer = setTimeout(check, wait);
+    timer.unref();
+  };
   const change: Found = (finding) => {
     const key = JSON.stringify(finding);
-    if (key === reported) return;
-    reported = key;
-    report(finding);
-  };
-  const timer = setInterval(() => {
-    const now = written();
-    if (now !== bytes) {
-      bytes = now;
-      quietSince = Date.now();
-      return change(null);
+    gap = key === reported ? Math.min(gap * 2, LOOK_MAX_MS) : LOOK_MS;
+    nextLook = Date.now() + gap;
+    if (key !== reported) {
+      reported = key;
+      report(finding);
     }
-    if (Date.now() - quietSince < SILENCE_MS || halted()) return;
+    schedule();
+  };
+  const check = () => {
+    const now = written();
+    moving = now !== bytes;
+    if (moving) {
+      bytes = now;
+      nextLook = Date.now() + SILENCE_MS;
+      gap = LOOK_MS;
+      if (reported !== 'null') {
+        reported = 'null';
+        report(null);
+      }
+      return schedule();
+    }
+    if (Date.now() < nextLook) return schedule();
+    if (halted()) return;
+    // The answer schedules the next check.
     look(change);
-  }, LOOK_MS);
-  timer.unref();
-  return timer;
+  };
+
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

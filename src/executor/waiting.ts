@@ -8,9 +8,11 @@ export type { WaitingFinding };
 
 type Wait = 'input' | 'accept' | 'child' | 'relay' | 'busy';
 
-/** How long a command prints nothing before its processes are looked at, and how often they are then. */
+/** How long a command prints nothing before its processes are looked at, how soon they are looked at again, and
+ * how far apart looks grow while they keep finding the same. */
 export const SILENCE_MS = 3000;
 export const LOOK_MS = 1000;
+export const LOOK_MAX_MS = 16_000;
 
 /** The /proc files the look reads: this host's, or a snapshot another host's runner took of its own. Each returns
  * undefined for what does not exist (any more). */

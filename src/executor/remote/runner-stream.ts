@@ -32,6 +32,8 @@ class RemoteCommand {
   ended: { exitCode: number | null; signal: string | null } | undefined;
   failure: Failure | undefined;
   timers: NodeJS.Timeout[] = [];
+  /** Stops the silence watch, once the command has started. */
+  unwatch: (() => void) | undefined;
   settled = false;
   /** A look sent and not answered yet, and where its finding goes. */
   looking: Found | undefined;
@@ -43,6 +45,7 @@ class RemoteCommand {
 
   clearTimers(): void {
     for (const timer of this.timers.splice(0)) clearTimeout(timer);
+    this.unwatch?.();
   }
 }
 
@@ -170,13 +173,12 @@ export class RunnerStream {
       // The command's one deadline, counted from the start of bash as a local supervisor counts it.
       const { timeoutMs, atTimeout } = command.task;
       command.timers.push(setTimeout(() => (atTimeout === 'kill' ? this.#kill(id, 'timeout') : command.listener.deadline()), timeoutMs));
-      // What it waits on once silent, from the runner's look at the host's /proc (one look in flight at a time).
+      // What it waits on once silent, from the runner's look at the host's /proc (the watch keeps one in flight).
       const look = (found: Found) => {
-        if (command.looking) return;
         command.looking = found;
         this.#send(FRAME.look, id);
       };
-      command.timers.push(watchSilence(command.task.captureId, () => command.cause !== undefined, look, command.listener.waiting));
+      command.unwatch = watchSilence(command.task.captureId, () => command.cause !== undefined, look, command.listener.waiting);
       return;
     }
     if (event.type === 'exit' || event.type === 'signal') {
