@@ -25,8 +25,12 @@ pub fn prepare(
     let mut procs = Vec::new();
     for dir in cgroups {
         let fail = |file: &str, e: rustix::io::Errno| {
-            stage::Failed::naming(stage::CGROUP_FILE, e.raw_os_error(), format!("{dir}/{file}"))
-                .detail()
+            stage::Failed::naming(
+                stage::CGROUP_FILE,
+                e.raw_os_error(),
+                format!("{dir}/{file}"),
+            )
+            .detail()
         };
         // Concurrent first commands of one session may both make it: EEXIST is the other one's success.
         match rustix::fs::mkdir(dir.as_str(), Mode::from_raw_mode(0o755)) {

@@ -9,7 +9,9 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use crate::error::RunnerError;
 use crate::landlock::{self, Ruleset};
 use crate::plan::{self, Backend, Plan};
-use crate::{fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn, stage};
+use crate::{
+    fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn, stage,
+};
 
 /// Reads the plan on stdin, builds the sandbox and serves inside it; returns the exit code of the process left
 /// outside.

@@ -106,11 +106,9 @@ pub fn command(plan: &Plan) -> Result<Spawned, RunnerError> {
                         .get((number - STAGE_NAMESPACE) as usize)
                         .unwrap_or(&"?"),
                 ),
-                STAGE_EXEC => stage::Failed::naming(
-                    stage::EXEC,
-                    errno,
-                    argv_owned[0].to_string_lossy(),
-                ),
+                STAGE_EXEC => {
+                    stage::Failed::naming(stage::EXEC, errno, argv_owned[0].to_string_lossy())
+                }
                 _ => stage::Failed::new(token(number), errno),
             };
             Err(if number == STAGE_UNAVAILABLE {

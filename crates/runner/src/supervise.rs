@@ -47,7 +47,9 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     let sfd = match signals::take() {
         Ok(sfd) => sfd,
         Err(e) => {
-            status.line(&RunnerError::Setup(stage::Failed::new(stage::SIGNALFD, e as i32).detail()).line());
+            status.line(
+                &RunnerError::Setup(stage::Failed::new(stage::SIGNALFD, e as i32).detail()).line(),
+            );
             return Ended::NotStarted;
         }
     };
