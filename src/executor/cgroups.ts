@@ -131,13 +131,17 @@ function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
     if (!needed.length) return undefined;
     const enabled = read(join(dir, 'cgroup.subtree_control')).split(/\s+/);
     const missing = needed.filter((c) => !enabled.includes(c));
-    // Startup only (the SessionCgroups constructor). Fails with EBUSY while this cgroup holds processes itself: then
-    // the subtree is not delegated for our use.
+    // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it, and
+    // the subtree must be whole before the first runner makes a session's cgroup in it. Fails with EBUSY while this
+    // cgroup holds processes itself: then the subtree is not delegated for our use.
     if (missing.length) writeFileSync(join(dir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
     const base = join(dir, subtreeName());
+    // Startup only, as above: the runtime's own subtree, made once before any session's cgroup can go in it.
     mkdirSync(base);
+    // Startup only, as above: the commands' weight holds from the first command on.
     if (weighted) writeFileSync(join(base, 'cpu.weight'), String(limits.commandsCpuWeight));
-    // Sessions get the cpu controller only for a session weight: without one, CPU stays shared between processes.
+    // Startup only, as above. Sessions get the cpu controller only for a session weight: without one, CPU stays
+    // shared between processes.
     if (perSession.length) writeFileSync(join(base, 'cgroup.subtree_control'), perSession.map((c) => `+${c}`).join(' '));
     return [{ version: 2, controller: 'unified', base }];
   } catch {
@@ -160,8 +164,10 @@ function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
     if (!mount || own === undefined) continue;
     const base = join(mount.point, own, name);
     try {
-      // Startup only (the SessionCgroups constructor), before any command runs.
+      // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it,
+      // and the subtree must exist before the first runner makes a session's cgroup in it.
       mkdirSync(base);
+      // Startup only, as above: the commands' weight holds from the first command on.
       if (controller === 'cpu' && limits.commandsCpuWeight !== null) writeFileSync(join(base, 'cpu.shares'), String(shares(limits.commandsCpuWeight)));
       made.push({ version: 1, controller, base, shared: controller === 'cpu' && limits.cpuWeight === null });
     } catch {
@@ -201,7 +207,8 @@ function mountsOf(fstype: string): { point: string; options: string }[] {
   }
 }
 
-/** Startup only: the constructor's probes of cgroupfs and the mount table. */
+/** Startup only (the SessionCgroups constructor, once per runtime): the probes of cgroupfs and the mount table that
+ * decide the containment before any command runs, so no call ever waits on them. */
 function read(path: string): string {
   return readFileSync(path, 'utf8').trim();
 }

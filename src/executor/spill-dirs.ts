@@ -32,8 +32,8 @@ export class SpillDirs {
     // Roots of runtimes that died without closing (their lock died with them). Roots that keep their spill
     // files on purpose carry no lock marker and are never touched.
     binding.reclaimSpillRoots(base);
-    // Startup only (the executor's constructor, before any command runs): synchronous is fine here.
-    // mkdtemp picks a fresh random name and fails rather than reuse one, so no other user can pre-create it.
+    // Startup only (the executor's constructor, once per runtime, before any command runs): no call waits on it, and
+    // the root must exist and be locked before a call can name a spill path in it. mkdtemp picks a fresh random name and fails rather than reuse one, so no other user can pre-create it.
     this.root = mkdtempSync(join(base, 'shellring-'));
     chmodSync(this.root, 0o700);
     this.#keep = keep;

@@ -104,7 +104,7 @@ export class Runtime {
       checkSameOptions(existing, options);
       return existing;
     }
-    const session = new Session(options, {
+    const session: Session = new Session(options, {
       tools: this.#offered,
       names: this.toolTable.filter((spec) => spec.only === undefined).map((spec) => spec.name),
       jobs: this.#registry,
@@ -114,16 +114,19 @@ export class Runtime {
       list: (approve, allowed) => this.#list(options.id, approve, allowed),
       onCall: (event) => this.#events.emit('call', event),
       sections: () => this.promptSections(),
+      nesting: (root) => this.#nesting(root, session),
     });
-    if (session.root) {
-      const others = this.sessions().flatMap((open) => (open.root ? [{ id: open.id, root: open.root.path }] : []));
-      const problem = nestingProblem(session.root.path, others);
-      if (problem) {
-        throw new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.nested(session.root.path, problem));
-      }
-    }
+    // At open, as it was given; resolved, once more before its first call (the session refuses its calls then).
+    const problem = session.root && this.#nesting(session.root.path, session);
+    if (problem) throw new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.nested(session.root!.path, problem));
     this.#sessions.set(options.id, session);
     return session;
+  }
+
+  /** Why a session whose workspace is `root` may not stand beside the other live sessions, if it may not. */
+  #nesting(root: string, session: Session): string | undefined {
+    const others = this.sessions().flatMap((open) => (open !== session && open.root ? [{ id: open.id, root: open.root.path }] : []));
+    return nestingProblem(root, others);
   }
 
   /** The open agent sessions, oldest first. */

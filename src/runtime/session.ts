@@ -12,7 +12,7 @@ import type { BuiltTool } from '../tools/spec.js';
 import { orderSections } from '../tools/prompt-sections.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
 import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
-import { MAX_SESSION_ID_CHARS, SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors } from '../contract/index.js';
+import { MAX_SESSION_ID_CHARS, SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors, workspaceRootErrors } from '../contract/index.js';
 import type { PromptSection } from './assembly.js';
 import type { ListedTool } from './listing.js';
 import { ShellringError } from '../errors.js';
@@ -58,13 +58,16 @@ interface SessionDeps {
   onCall: (event: CallEvent) => void;
   /** The runtime's fixed prompt sections. */
   sections: () => PromptSection[];
+  /** Why a session at this canonical root may not open beside the runtime's other live sessions, if it may not. */
+  nesting: (root: string) => string | undefined;
 }
 
 export class Session {
   readonly id: string;
   readonly cwd: string;
-  /** The canonical workspace root, resolved when the session opened (runtimes with a sandbox). */
-  readonly root: PinnedRoot | undefined;
+  /** The canonical workspace root, being resolved from when the session opened (runtimes with a sandbox). */
+  readonly #pinning: Promise<PinnedRoot> | undefined;
+  #pinned: PinnedRoot | undefined;
   /** The tools this session's agent may use, when restricted. */
   readonly tools: readonly string[] | undefined;
   readonly #allowed: ReadonlySet<string> | undefined;
@@ -82,8 +85,11 @@ export class Session {
     }
     this.id = options.id;
     this.cwd = resolve(options.cwd ?? deps.executor.cwd ?? process.cwd());
-    // Pinned here, once: a later swap of a path component cannot move where confined commands may write.
-    this.root = deps.sandbox ? pinRoot(this.cwd) : undefined;
+    // Pinned from here, once, off the event loop (no call runs before it is): a later swap of a path component cannot
+    // move where confined commands may write. A root that nests with another's only once resolved fails each call.
+    this.#pinning = deps.sandbox ? pinRoot(this.cwd).then((root) => this.#pin(root, deps.nesting(root.path))) : undefined;
+    // Its failure is each call's to tell.
+    this.#pinning?.catch(() => {});
     this.tools = options.tools === undefined ? undefined : Object.freeze(checkTools(options.tools, deps.names));
     this.#allowed = this.tools && new Set(this.tools);
     this.#policy = new SessionPolicy(options.policy === undefined ? undefined : loadPolicy(options.policy, 'session', 'session options', 'policy.'));
@@ -92,6 +98,16 @@ export class Session {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** The workspace root (runtimes with a sandbox): the pinned one, or until it is, the path the session opened at. */
+  get root(): PinnedRoot | undefined {
+    return this.#pinned ?? (this.#pinning && { path: this.cwd });
+  }
+
+  #pin(root: PinnedRoot, problem: string | undefined): PinnedRoot {
+    if (problem) throw new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.nested(root.path, problem));
+    return (this.#pinned = root);
   }
 
   /** The tools as this session's model sees them: its restriction applied, escalation only where it can be approved. */
@@ -135,7 +151,6 @@ export class Session {
     const result = await this.#dispatch(name, args, {
       sessionId: this.id,
       cwd: this.cwd,
-      root: this.root,
       signal: checked.signal,
       callId,
       watchOutput: checked.watchOutput,
@@ -159,12 +174,13 @@ export class Session {
   }
 
   /** Never throws: every failure, the caller's included, is the call's error result. */
-  async #dispatch(name: string, args: unknown, context: CallContext): Promise<ToolResult> {
+  async #dispatch(name: string, args: unknown, context: Omit<CallContext, 'root'>): Promise<ToolResult> {
     try {
       const tool = this.#deps.tools.get(name);
       if (!tool) throw new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.unknownTool(name));
       if (this.#allowed && !this.#allowed.has(name)) throw new ShellringError('SHELLRING_REFUSED', sessionErrors.notAllowed(name));
-      return await tool.call(checkArguments(args), context);
+      const root = await this.#pinning;
+      return await tool.call(checkArguments(args), root ? { ...context, root } : context);
     } catch (error) {
       return errorResult(error);
     }

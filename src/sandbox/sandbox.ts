@@ -7,7 +7,7 @@ import { loadBinding } from '../native/loader.js';
 import type { SandboxSpec, SpillPlace } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
-import { canonical } from './workspace.js';
+import { canonical, canonicalNow } from './workspace.js';
 import { UNCONFINED, type ConfinementPlan } from '../executor/confinement-plan.js';
 import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { ShellringError } from '../errors.js';
@@ -122,10 +122,10 @@ export class Sandbox {
     const writable: string[] = [];
     const env: Record<string, string> = {};
     if (mode === 'workspace-write' && this.#remote) {
-      this.#checkRoot(root);
+      await this.#checkRoot(root);
       writable.push(root);
     } else if (mode === 'workspace-write') {
-      this.#checkRoot(root);
+      await this.#checkRoot(root);
       const tmp = await this.#tmpFor(sessionId);
       writable.push(root, tmp);
       env.TMPDIR = tmp;
@@ -196,7 +196,9 @@ export class Sandbox {
     this.#tmpLock = undefined;
   }
 
-  #checkRoot(root: string): void {
+  async #checkRoot(root: string): Promise<void> {
+    // Resolved off the event loop by the first call that needs it (the synchronous path is the CLI's, at startup).
+    home ??= await canonicalNow(homedir());
     const refuse = (why: string) =>
       new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.refused(root, why));
     // `root` is canonical already (pinned at the session's open, or resolved for this call).
@@ -240,7 +242,7 @@ export function workspaceRootProblem(dir: string): string | undefined {
   return canonicalRootProblem(canonical(dir));
 }
 
-/** The home directory, resolved once: a confined call's checks never wait on the disk. */
+/** The home directory, resolved once: a confined call's checks never wait on the disk after the first's. */
 let home: string | undefined;
 
 function canonicalRootProblem(root: string): string | undefined {

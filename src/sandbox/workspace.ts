@@ -1,7 +1,7 @@
-// A session's workspace root, pinned: resolved once when the session opens, checked unchanged at each confined call,
-// and never nested in another live session's workspace (whose commands could swap a component of its path).
-// Session open is synchronous (runtime.session()); a call's check is not.
-import { realpathSync, statSync } from 'node:fs';
+// A session's workspace root, pinned: resolved once when the session opens (off the event loop, before its first
+// call runs), checked unchanged at each confined call, and never nested in another live session's workspace (whose
+// commands could swap a component of its path).
+import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import { ShellringError } from '../errors.js';
@@ -31,10 +31,15 @@ export async function canonicalNow(path: string): Promise<string> {
   }
 }
 
-export function pinRoot(cwd: string): PinnedRoot {
-  const path = canonical(cwd);
-  const stat = statSync(path, { throwIfNoEntry: false });
-  return { path, identity: stat && { dev: stat.dev, ino: stat.ino } };
+/** The root of a session opening at `cwd`, resolved and identified; a missing one has no identity, any other failure
+ * to stat it (a component that is no directory) rejects. */
+export async function pinRoot(cwd: string): Promise<PinnedRoot> {
+  const path = await canonicalNow(cwd);
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  return { path, identity: found && { dev: found.dev, ino: found.ino } };
 }
 
 /**

@@ -81,14 +81,14 @@ describe('the main thread and the filesystem', () => {
     ['session limits (cgroups)', { executor: { limits: { processes: 500, memoryBytes: 1 << 30, cpuWeight: 100 } } }],
     ['confined, workspace-write', { sandbox: { mode: 'workspace-write' } }],
   ] as const) {
-    it(`makes none during a warm call and a new session's first call (${name})`, async () => {
+    it(`makes none during a warm call, a new session's opening and its first call (${name})`, async () => {
       const runtime = await open(options);
-      // Opening a session is synchronous by its API (runtime.session() pins the workspace root then); its calls are not.
       const warm = runtime.session({ id: 'warm', cwd: work });
-      const fresh = runtime.session({ id: 'fresh', cwd: work });
       expect(text(await bash(warm, 'echo first'))).toBe('first\n');
 
       counting = countSyncCalls();
+      // Opening is synchronous by its API; a sandbox's pin of the workspace root is resolved off the event loop.
+      const fresh = runtime.session({ id: 'fresh', cwd: work });
       expect(text(await bash(warm, 'echo again'))).toBe('again\n');
       expect(text(await bash(fresh, 'head -c 200000 /dev/zero | tr "\\0" x; echo'))).toContain('[output truncated; full output: /');
       expect(text(await bash(fresh, 'echo x', { workdir: '/nonexistent-dir' }))).toContain("ENOENT: no such file or directory, chdir '/nonexistent-dir'");

@@ -1,6 +1,6 @@
 // Workspace roots: pinned at session open (a later symlink swap moves nothing), never nested in another live
 // session's workspace, never holding the runtime's own code. Both backends, real commands.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -72,6 +72,38 @@ describe.each(['landlock', 'bubblewrap'] as const)('workspace roots under %s', (
     await runtime.sessions().find((s) => s.id === 'same')!.close();
     runtime.session({ id: 'inner', cwd: inner });
     expect(() => runtime!.session({ id: 'outer', cwd: outer })).toThrow(`it contains session inner's workspace ${inner}`);
+  });
+
+  it('refuses, from its first call, a session whose root nests in another\'s only once resolved through a symlink', async () => {
+    const outer = dir('d', 'outer');
+    const inner = dir('d', 'outer', 'nested');
+    const link = join(work, backend, 'd', 'link');
+    symlinkSync(inner, link);
+    runtime = await open();
+    const first = runtime.session({ id: 'outer', cwd: outer });
+    // Opening resolves nothing on the event loop: the path as given nests with nothing, so it opens.
+    const through = runtime.session({ id: 'through', cwd: link });
+    const refused = await bash(through, 'touch planted');
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain(
+      `sandbox workspace root "${inner}" is refused: it lies inside session outer's workspace ${outer}; give each session a workspace of its own, or the same one`,
+    );
+    expect(existsSync(join(inner, 'planted'))).toBe(false);
+    // The session it nests in is not held back by it.
+    expect(text(await bash(first, 'echo ok'))).toBe('ok\n');
+  });
+
+  it('fails the calls of a session whose root is missing (as ever), or lies under a file (once it is resolved)', async () => {
+    const missing = join(dir('e'), 'missing');
+    const file = join(dir('e'), 'file');
+    writeFileSync(file, '');
+    runtime = await open();
+    const gone = await bash(runtime.session({ id: 'missing', cwd: missing }), 'echo ran');
+    expect(gone.isError).toBe(true);
+    expect(text(gone)).toContain(`ENOENT: no such file or directory, chdir '${missing}'`);
+    const under = await bash(runtime.session({ id: 'under-file', cwd: join(file, 'x') }), 'echo ran');
+    expect(under.isError).toBe(true);
+    expect(text(under)).toContain(`ENOTDIR: not a directory, stat '${join(file, 'x')}'`);
   });
 
   it('refuses a workspace that holds the runtime\'s own code: a command could replace the runner', async () => {

@@ -1,5 +1,6 @@
 //! The runner's own failures (the command did not run): each kind has a stable code the host reads from the status
-//! line, so no host ever tells them apart by their wording.
+//! line, so no host ever tells them apart by their wording. A failed step of starting the command carries its
+//! stable token and errno as the detail (`stage::Failed`), which the host words.
 
 use std::fmt;
 

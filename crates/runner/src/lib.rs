@@ -23,6 +23,7 @@ pub mod session;
 pub mod signals;
 pub mod spawn;
 pub mod spawner;
+pub mod stage;
 pub mod status;
 pub mod stdio;
 pub mod stdio_frame;

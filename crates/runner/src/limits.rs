@@ -7,6 +7,8 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rustix::fs::{Mode, OFlags};
 
+use crate::stage;
+
 pub struct Prepared {
     /// `cgroup.procs` of each cgroup to join, opened before the fork.
     procs: Vec<OwnedFd>,
@@ -22,13 +24,21 @@ pub fn prepare(
 ) -> Result<Prepared, String> {
     let mut procs = Vec::new();
     for dir in cgroups {
-        let fail = |what: &str, e: rustix::io::Errno| {
-            format!("sandbox cgroup {dir}: {what}: {}", std::io::Error::from(e))
+        let fail = |file: &str, e: rustix::io::Errno| {
+            stage::Failed::naming(
+                stage::CGROUP_FILE,
+                e.raw_os_error(),
+                format!("{dir}/{file}"),
+            )
+            .detail()
         };
         // Concurrent first commands of one session may both make it: EEXIST is the other one's success.
         match rustix::fs::mkdir(dir.as_str(), Mode::from_raw_mode(0o755)) {
             Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-            Err(e) => return Err(fail("mkdir", e)),
+            Err(e) => {
+                let failed = stage::Failed::naming(stage::CGROUP_MKDIR, e.raw_os_error(), dir);
+                return Err(failed.detail());
+            }
         }
         // Written by every command, not only the one that made the cgroup: a command that joins must never find
         // it still unlimited. Writing the same value again is a no-op for the kernel.

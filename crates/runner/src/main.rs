@@ -3,8 +3,9 @@
 //!
 //! Protocol (one line each, on fd 3, a socket whose peer is the supervising Node process):
 //! `started <pid> <enforcement>` once the command runs (`none`, `full` or `partial`), then `exit <code>` or
-//! `signal <number>` the moment it ends, or `error <code> <what>: <reason>` when the runner itself failed and the
-//! command did not run (the codes: `error::RunnerError`). Nothing the command prints travels on fd 3, and the
+//! `signal <number>` the moment it ends, or `error <code> <detail>` when the runner itself failed and the command
+//! did not run (the codes: `error::RunnerError`; a failed step's detail is its token, errno and OS text:
+//! `stage`). Nothing the command prints travels on fd 3, and the
 //! runner's own exit code carries nothing, so no output or exit status the command chooses can pass for a runner
 //! failure, nor the other way round.
 //! The runner lives until every descendant has ended. When fd 3 reaches end-of-file (the supervisor closed it or

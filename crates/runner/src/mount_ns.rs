@@ -43,21 +43,22 @@ pub struct Prepared {
     as_root: bool,
 }
 
-/// The steps of `enter` (and of `mount_proc`), named in the runner's report when one fails.
+/// The steps of `enter` (and of `mount_proc`), by the token the runner's report names one with when it fails (the
+/// host words each: src/contract/runner-failures.ts).
 pub const STEPS: &[&str] = &[
     "unshare",
     "setgroups",
     "uid_map",
     "gid_map",
-    "make / private",
+    "make-private",
     "open_tree",
-    "hide state",
-    "mkdir mount point",
+    "hide-state",
+    "mkdir-mount-point",
     "mount_setattr",
     "move_mount",
     "chdir",
     "mask",
-    "mount proc",
+    "mount-proc",
 ];
 
 /// Which step failed (an index into `STEPS`) and its errno.
@@ -181,7 +182,7 @@ impl Prepared {
             c"/",
             MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
         )
-        .map_err(fail("make / private"))?;
+        .map_err(fail("make-private"))?;
         // Detached copies of each bound path, taken before anything is hidden or turns read-only.
         let mut clones: [Option<OwnedFd>; MAX_BINDS] = Default::default();
         for (slot, bind) in clones.iter_mut().zip(&self.binds) {
@@ -204,7 +205,7 @@ impl Prepared {
             ) {
                 // Beneath a directory emptied before it: already out of sight.
                 Ok(()) | Err(rustix::io::Errno::NOENT) => {}
-                Err(e) => return Err(fail("hide state")(e)),
+                Err(e) => return Err(fail("hide-state")(e)),
             }
         }
         for (path, dir) in &self.mountpoints {
@@ -220,7 +221,7 @@ impl Prepared {
             };
             match made {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                Err(e) => return Err(fail("mkdir mount point")(e)),
+                Err(e) => return Err(fail("mkdir-mount-point")(e)),
             }
         }
         let moved = |writable: bool| -> Result<(), Failure> {
@@ -276,7 +277,7 @@ impl Prepared {
 /// The failure of the mount.
 pub fn mount_proc() -> Result<(), Failure> {
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC | MountFlags::RDONLY;
-    rustix::mount::mount(c"proc", c"/proc", c"proc", flags, None).map_err(fail("mount proc"))
+    rustix::mount::mount(c"proc", c"/proc", c"proc", flags, None).map_err(fail("mount-proc"))
 }
 
 fn fail(step: &'static str) -> impl Fn(rustix::io::Errno) -> Failure {

@@ -24,7 +24,7 @@ use crate::error::RunnerError;
 use crate::plan::Plan;
 use crate::spawner::{self, Spawners};
 use crate::status::Status;
-use crate::{host_pid, proc_tree, request, signals, supervise, title};
+use crate::{host_pid, proc_tree, request, signals, stage, supervise, title};
 
 /// Serves until the worker goes away (every worker, for a session sandbox's server: `inside`, whose runners run in
 /// the sandbox it stands in and which says `ready` on stdout once it serves). Returns the process exit code.
@@ -306,7 +306,8 @@ pub(crate) fn run_request(
     parent: supervise::Parent,
 ) -> i32 {
     if let Err(e) = take_stdio(stdio, request.stdin.as_deref()) {
-        status.line(&RunnerError::Setup(format!("spawn: stdio: {e}")).line());
+        let errno = e.raw_os_error().unwrap_or(0);
+        status.line(&RunnerError::Setup(stage::Failed::new(stage::STDIO, errno).detail()).line());
         return 1;
     }
     if let Err(e) = std::env::set_current_dir(&request.cwd) {

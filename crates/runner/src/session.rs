@@ -9,7 +9,9 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use crate::error::RunnerError;
 use crate::landlock::{self, Ruleset};
 use crate::plan::{self, Backend, Plan};
-use crate::{fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn};
+use crate::{
+    fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn, stage,
+};
 
 /// Reads the plan on stdin, builds the sandbox and serves inside it; returns the exit code of the process left
 /// outside.
@@ -32,10 +34,7 @@ fn build(mut plan: Plan, socket: OwnedFd) -> Result<u8, String> {
     plan.nproc = None;
     let joined = limits::prepare(&plan.cgroups, &plan.cgroup_limits, None)?.join();
     if joined != 0 {
-        return Err(format!(
-            "sandbox join cgroup: {}",
-            std::io::Error::from_raw_os_error(joined)
-        ));
+        return Err(stage::Failed::new(stage::CGROUP, joined).detail());
     }
     keyring::fresh();
     let host_proc = host_pid::open().map_err(|e| format!("sandbox open /proc: {e}"))?;
@@ -56,11 +55,8 @@ fn build(mut plan: Plan, socket: OwnedFd) -> Result<u8, String> {
 fn landlock(plan: &Plan, socket: OwnedFd) -> Result<u8, String> {
     let namespace = mount_ns::prepare(plan)?;
     if let Err(f) = namespace.enter() {
-        let step = mount_ns::STEPS.get(f.step).unwrap_or(&"?");
-        return Err(format!(
-            "sandbox namespace {step}: {}",
-            std::io::Error::from_raw_os_error(f.errno)
-        ));
+        let step = *mount_ns::STEPS.get(f.step).unwrap_or(&"?");
+        return Err(stage::Failed::naming(stage::NAMESPACE, f.errno, step).detail());
     }
     // Entering a user namespace changed credentials, which cleared the parent-death signal: the sandbox ends with
     // the runtime that built it.

@@ -14,7 +14,7 @@ use seccompiler::BpfProgram;
 use crate::error::RunnerError;
 use crate::landlock::{self, Ruleset};
 use crate::plan::{Backend, Isolation, Plan, View};
-use crate::{caps, fds, keyring, limits, mount_ns, pid_ns, seccomp, view};
+use crate::{caps, fds, keyring, limits, mount_ns, pid_ns, seccomp, stage, view};
 
 pub struct Spawned {
     pub pid: Pid,
@@ -22,7 +22,8 @@ pub struct Spawned {
     pub enforcement: &'static str,
 }
 
-/// Steps of the child, reported with their errno when they fail.
+/// Steps of the child, reported through the pipe with their errno when they fail (each told to the host as a
+/// `stage` token).
 const STAGE_EXEC: u32 = 1;
 const STAGE_CAPS: u32 = 2;
 const STAGE_LANDLOCK: u32 = 3;
@@ -38,8 +39,6 @@ const STAGE_UNAVAILABLE: u32 = 10;
 /// The pid namespace's first process (or bash's) could not be forked.
 const STAGE_PID_NS: u32 = 11;
 
-/// The runner's failure text when the read policy cannot be enforced here (reported as `SandboxUnavailable`).
-pub const UNAVAILABLE: &str = "sandbox unavailable: the session view needs a mount namespace";
 /// A namespace step failed half-way: `STAGE_NAMESPACE + index into mount_ns::STEPS`.
 const STAGE_NAMESPACE: u32 = 100;
 
@@ -73,11 +72,15 @@ pub fn command(plan: &Plan) -> Result<Spawned, RunnerError> {
     let parent = nix::unistd::getpid();
 
     // The report pipe is close-on-exec: a successful exec closes it and the read below sees end-of-file.
-    let (report_read, report_write) =
-        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("spawn: {e}"))?;
+    let (report_read, report_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)
+        .map_err(|e| RunnerError::Setup(stage::Failed::new(stage::PIPE, e as i32).detail()))?;
     // SAFETY: the child only calls async-signal-safe functions (no allocation, no locks) before exec or _exit.
     let pid = match unsafe { fork() } {
-        Err(e) => return Err(RunnerError::Setup(format!("spawn: {e}"))),
+        Err(e) => {
+            return Err(RunnerError::Setup(
+                stage::Failed::new(stage::FORK, e as i32).detail(),
+            ))
+        }
         Ok(ForkResult::Child) => {
             // SAFETY: we are the freshly forked child; argv is a NULL-terminated array of live C strings.
             unsafe { child(report_write.as_raw_fd(), argv.as_ptr(), &layers, parent) }
@@ -93,37 +96,43 @@ pub fn command(plan: &Plan) -> Result<Spawned, RunnerError> {
     };
     match report {
         None => Ok(Spawned { pid, enforcement }),
-        Some((stage, errno)) => {
+        Some((number, errno)) => {
             let _ = waitpid(pid, None);
-            let what = match stage {
-                STAGE_CAPS => "sandbox drop capabilities".to_string(),
-                STAGE_LANDLOCK => "sandbox landlock_restrict_self".to_string(),
-                STAGE_PARENT_GONE => {
-                    "spawn: the runner ended before the command started".to_string()
+            let failed = match number {
+                STAGE_NAMESPACE.. => stage::Failed::naming(
+                    stage::NAMESPACE,
+                    errno,
+                    *mount_ns::STEPS
+                        .get((number - STAGE_NAMESPACE) as usize)
+                        .unwrap_or(&"?"),
+                ),
+                STAGE_EXEC => {
+                    stage::Failed::naming(stage::EXEC, errno, argv_owned[0].to_string_lossy())
                 }
-                STAGE_FDS => "sandbox close descriptors".to_string(),
-                STAGE_CGROUP => "sandbox join cgroup".to_string(),
-                STAGE_NPROC => "sandbox process limit".to_string(),
-                STAGE_SECCOMP => "sandbox seccomp".to_string(),
-                STAGE_UNAVAILABLE => UNAVAILABLE.to_string(),
-                STAGE_PID_NS => "sandbox pid namespace".to_string(),
-                s if s >= STAGE_NAMESPACE => {
-                    format!(
-                        "sandbox namespace {}",
-                        mount_ns::STEPS
-                            .get((s - STAGE_NAMESPACE) as usize)
-                            .unwrap_or(&"?")
-                    )
-                }
-                _ => format!("spawn {}", argv_owned[0].to_string_lossy()),
+                _ => stage::Failed::new(token(number), errno),
             };
-            let why = format!("{what}: {}", std::io::Error::from_raw_os_error(errno));
-            Err(if stage == STAGE_UNAVAILABLE {
-                RunnerError::SandboxUnavailable(why)
+            Err(if number == STAGE_UNAVAILABLE {
+                RunnerError::SandboxUnavailable(failed.detail())
             } else {
-                RunnerError::Spawn(why)
+                RunnerError::Spawn(failed.detail())
             })
         }
+    }
+}
+
+/// The token of a child's stage without a subject.
+fn token(number: u32) -> &'static str {
+    match number {
+        STAGE_CAPS => stage::CAPS,
+        STAGE_LANDLOCK => stage::LANDLOCK,
+        STAGE_PARENT_GONE => stage::PARENT_GONE,
+        STAGE_FDS => stage::FDS,
+        STAGE_CGROUP => stage::CGROUP,
+        STAGE_NPROC => stage::NPROC,
+        STAGE_SECCOMP => stage::SECCOMP,
+        STAGE_UNAVAILABLE => stage::VIEW,
+        STAGE_PID_NS => stage::PID_NS,
+        _ => stage::EXEC,
     }
 }
 
@@ -188,7 +197,9 @@ fn layers(plan: &Plan) -> Result<(Layers, &'static str), RunnerError> {
         }
         Backend::Landlock => {
             if session && plan.isolation == Isolation::Seccomp {
-                return Err(RunnerError::SandboxUnavailable(UNAVAILABLE.into()));
+                return Err(RunnerError::SandboxUnavailable(
+                    stage::Failed::new(stage::VIEW, 0).detail(),
+                ));
             }
             let abi = landlock::abi();
             let policy = landlock::Policy::of(plan);
@@ -514,11 +525,9 @@ mod tests {
         .err()
         .unwrap();
         assert_eq!(error.code(), "RUNNER_SPAWN");
-        assert!(
-            error
-                .to_string()
-                .starts_with("spawn /nonexistent/bwrap: No such file or directory"),
-            "{error}"
+        assert_eq!(
+            error.to_string(),
+            "exec 2 No such file or directory\t/nonexistent/bwrap"
         );
     }
 

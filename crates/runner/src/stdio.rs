@@ -32,7 +32,7 @@ use crate::stdio_look;
 use crate::stdio_policy::{self, StreamTmp};
 use crate::stdio_splice::{PipeFrame, Step};
 use crate::supervise::Parent;
-use crate::{proc_tree, request, signals};
+use crate::{proc_tree, request, signals, stage};
 
 /// The command pipes' capacity (the most one frame carries: fewer, larger frames for a command that prints a lot),
 /// and one read from stdin.
@@ -307,9 +307,12 @@ impl Mux {
             let (err_read, err_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
             Ok((status, theirs, out_read, out_write, err_read, err_write))
         })();
-        let Ok((status, theirs, out_read, out_write, err_read, err_write)) = made else {
-            let why = made.err().map(|e| e.to_string()).unwrap_or_default();
-            return self.refuse(id, &RunnerError::Setup(format!("spawn: {why}")).line());
+        let (status, theirs, out_read, out_write, err_read, err_write) = match made {
+            Ok(made) => made,
+            Err(e) => {
+                let failed = stage::Failed::new(stage::PIPE, e as i32);
+                return self.refuse(id, &RunnerError::Setup(failed.detail()).line());
+            }
         };
         // The command's ends block as any pipe would; only ours are non-blocking. A larger pipe (where the limit
         // allows) lets one read take a whole chunk.
@@ -378,7 +381,10 @@ impl Mux {
                 };
                 self.commands.insert(id, command);
             }
-            Err(e) => self.refuse(id, &RunnerError::Setup(format!("spawn: fork: {e}")).line()),
+            Err(e) => {
+                let failed = stage::Failed::new(stage::FORK, e as i32);
+                self.refuse(id, &RunnerError::Setup(failed.detail()).line());
+            }
         }
     }
 

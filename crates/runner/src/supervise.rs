@@ -11,7 +11,7 @@ use std::os::fd::AsFd;
 use crate::error::RunnerError;
 use crate::plan::Plan;
 use crate::status::Status;
-use crate::{host_pid, proc_tree, signals, spawn};
+use crate::{host_pid, proc_tree, signals, spawn, stage};
 
 /// How a supervision ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -47,7 +47,9 @@ pub fn run(plan: &Plan, status: &Status, parent: Parent) -> Ended {
     let sfd = match signals::take() {
         Ok(sfd) => sfd,
         Err(e) => {
-            status.line(&RunnerError::Setup(format!("signalfd: {e}")).line());
+            status.line(
+                &RunnerError::Setup(stage::Failed::new(stage::SIGNALFD, e as i32).detail()).line(),
+            );
             return Ended::NotStarted;
         }
     };

@@ -169,9 +169,9 @@ fn an_unusable_backend_is_an_error_line_and_nothing_runs() {
         ..command("true")
     });
     let line = run.line();
-    assert!(
-        line.starts_with("error RUNNER_SPAWN spawn /nonexistent/bwrap: "),
-        "{line}"
+    assert_eq!(
+        line,
+        "error RUNNER_SPAWN exec 2 No such file or directory\t/nonexistent/bwrap\n"
     );
     assert_eq!(run.child.wait().unwrap().code(), Some(1));
 }
