@@ -294,3 +294,53 @@ fn a_disk_filling_mid_splice_drops_the_file_and_keeps_the_newest_bytes() {
         "the partial file was removed"
     );
 }
+
+#[test]
+fn a_counted_take_says_exactly_what_left_the_pipe_when_the_disk_fills() {
+    let dir = TempDir::new("take-counted");
+    let Some(mount) = common::Tmpfs::mount(dir.path(), "64k") else {
+        println!("skipped a_counted_take_says_exactly_what_left_the_pipe_when_the_disk_fills: mounting needs root");
+        return;
+    };
+    let capture = SharedCapture::new(7, &options(mount.path()));
+    let stream = pattern(100_020, 6);
+    let mut pipe = Pipe::new();
+    pipe.put(&stream[..20]);
+    assert!(take(&capture, Stream::Stdout, &pipe));
+    // The payload, then bytes that are not the capture's (a framed stream's next frame).
+    pipe.put(&stream[20..]);
+    pipe.put(b"NEXT");
+    let mut buf = [0u8; 64];
+    let mut left = 100_000;
+    let mut counts = Vec::new();
+    while left > 0 {
+        let taken = capture
+            .take_counted(
+                Stream::Stdout,
+                pipe.r.as_fd(),
+                left,
+                null().as_fd(),
+                &mut buf,
+            )
+            .expect("taken");
+        assert!(taken.live);
+        counts.push(taken.bytes);
+        left -= taken.bytes;
+    }
+    assert!(
+        counts[0] < 100_000,
+        "the file filled mid-splice: {counts:?}"
+    );
+    let mut rest = [0u8; 8];
+    assert_eq!(read_full(pipe.r.as_fd(), &mut rest), 4);
+    assert_eq!(&rest[..4], b"NEXT");
+    let info = capture.info(Stream::Stdout);
+    assert_eq!((info.total, info.spill), (100_020, SpillState::Unavailable));
+    assert_eq!(
+        tail(&capture, Stream::Stdout),
+        tail(
+            &written(&[(Stream::Stdout, &stream[..])], dir.path()),
+            Stream::Stdout
+        )
+    );
+}
