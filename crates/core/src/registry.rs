@@ -101,35 +101,6 @@ pub fn attach_reader(id: u64, stream: Stream, fd: RawFd) -> Result<(), Error> {
     reactor::attach(id, get(id)?, stream, fd)
 }
 
-/// Takes the next `waiting` bytes of `pipe` (which holds at least that many) into the capture's `stream` without
-/// reading them where it can, as the reactor takes a command's pipe (see [`SharedCapture::take_counted`]); `None`:
-/// nothing was taken, read them as usual.
-///
-/// # Errors
-///
-/// [`Error::UnknownCapture`] for an id that does not exist.
-#[cfg(target_os = "linux")]
-pub fn take_from_pipe(
-    id: u64,
-    stream: Stream,
-    pipe: std::os::fd::BorrowedFd<'_>,
-    waiting: usize,
-    null: std::os::fd::BorrowedFd<'_>,
-    buf: &mut [u8],
-) -> Result<Option<crate::shared::Taken>, Error> {
-    Ok(get(id)?.take_counted(stream, pipe, waiting, null, buf))
-}
-
-/// See [`SharedCapture::catch_up`].
-///
-/// # Errors
-///
-/// [`Error::UnknownCapture`] for an id that does not exist.
-pub fn catch_up(id: u64) -> Result<(), Error> {
-    get(id)?.catch_up();
-    Ok(())
-}
-
 /// Ends the capture once its pipes reach end-of-file, or after `within`, reading every byte they hold then;
 /// `done` runs (on a reactor thread) once the capture is finished.
 ///

@@ -18,27 +18,6 @@ use crate::ring::RingState;
 use crate::spill::{Spill, SpillState};
 use crate::stats::Stats;
 
-/// What [`SharedCapture::take_counted`] took from a pipe.
-#[cfg(target_os = "linux")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Taken {
-    /// Bytes that left the pipe.
-    pub bytes: usize,
-    /// False once the capture is finished: those bytes belong to no result.
-    pub live: bool,
-}
-
-#[cfg(target_os = "linux")]
-impl Taken {
-    fn kept(bytes: usize) -> Self {
-        Taken { bytes, live: true }
-    }
-
-    fn late(bytes: usize) -> Self {
-        Taken { bytes, live: false }
-    }
-}
-
 #[derive(Debug)]
 pub struct SharedCapture {
     memory: Mutex<Held>,
@@ -138,22 +117,6 @@ impl SharedCapture {
         null: std::os::fd::BorrowedFd<'_>,
         buf: &mut [u8],
     ) -> Option<bool> {
-        self.take_counted(stream, pipe, waiting, null, buf)
-            .map(|taken| taken.live)
-    }
-
-    /// [`SharedCapture::take_unread`] of the next `waiting` bytes of a pipe that holds at least that many, saying how
-    /// many left it: a reader of a framed stream (the SSH executor's channel, whose next bytes are another frame)
-    /// must know exactly, and a file dropped on the way (full disk, cap) leaves the rest in the pipe.
-    #[cfg(target_os = "linux")]
-    pub fn take_counted(
-        &self,
-        stream: Stream,
-        pipe: std::os::fd::BorrowedFd<'_>,
-        waiting: usize,
-        null: std::os::fd::BorrowedFd<'_>,
-        buf: &mut [u8],
-    ) -> Option<Taken> {
         let index = stream as usize;
         let mut spill = lock(&self.spills[index]);
         if self.closing[index].swap(false, Ordering::SeqCst) {
@@ -181,7 +144,7 @@ impl SharedCapture {
         spill: &mut Spill,
         pipe: std::os::fd::BorrowedFd<'_>,
         waiting: usize,
-    ) -> Option<Taken> {
+    ) -> Option<bool> {
         if waiting == 0 {
             return None;
         }
@@ -193,7 +156,7 @@ impl SharedCapture {
         let mut held = lock(&self.memory);
         if held.finished() {
             spill.truncate_to(total);
-            return Some(Taken::late(moved));
+            return Some(false);
         }
         if moved > 0 {
             held.fell_behind(stream, &reader, total, moved);
@@ -202,7 +165,7 @@ impl SharedCapture {
                 [held.behind(Stream::Stdout), held.behind(Stream::Stderr)],
             );
         }
-        Some(Taken::kept(moved))
+        Some(true)
     }
 
     /// Without a file: drops the oldest bytes of a pipe holding more than memory keeps and reads the newest.
@@ -214,7 +177,7 @@ impl SharedCapture {
         waiting: usize,
         null: std::os::fd::BorrowedFd<'_>,
         buf: &mut [u8],
-    ) -> Option<Taken> {
+    ) -> Option<bool> {
         use crate::pipe_moves::{drop_oldest, read_full};
         let keep = self.memory().keeps(stream);
         if waiting <= keep || keep > buf.len() {
@@ -225,11 +188,11 @@ impl SharedCapture {
         let got = read_full(pipe, &mut buf[..keep]);
         let mut memory = self.memory();
         if memory.finished() {
-            return Some(Taken::late(dropped + got));
+            return Some(false);
         }
         memory.write_after_skip(stream, dropped as u64, &buf[..got]);
         self.stats.publish(&memory);
-        Some(Taken::kept(dropped + got))
+        Some(true)
     }
 
     /// The memory, caught up with what the spill files took past it: every access but the reactor's splices goes
@@ -249,13 +212,6 @@ impl SharedCapture {
         if self.stats.behind() {
             drop(self.memory());
         }
-    }
-
-    /// Brings memory up to date with bytes spliced past it now rather than at its next lock: a caller that splices
-    /// both streams in an order of its own (the SSH executor's frames) does so before switching stream, since
-    /// catching up appends stdout's bytes before stderr's.
-    pub fn catch_up(&self) {
-        self.current();
     }
 
     /// Marks the capture finished, settles the ring and closes the spill files (at once, or by the writer

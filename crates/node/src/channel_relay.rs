@@ -1,10 +1,10 @@
 //! The SSH executor's channel relay: one thread per `shellring-runner --stdio` channel reads the frames the ssh client
 //! writes to its stdout and puts each command's output straight into that command's capture, off the JavaScript
 //! thread and without a pipe in between; the few other frames (status, output over, gone) are queued for
-//! JavaScript, which takes them in batches. A payload bound for a spill file never passes through the thread: it is
-//! spliced from the channel into the file, as the reactor does with a local command's pipe. Flow control is the
-//! thread itself: a capture write (a spill file on a slow disk) holds up the next read, the channel's window fills,
-//! and the runner stops reading the command's pipes.
+//! JavaScript, which takes them in batches. Payloads are read, not spliced into the spill file: splice(2) from the
+//! channel (pipe pages of the ssh client's writes) into a file measured more CPU per GiB than a read and one write.
+//! Flow control is the thread itself: a capture write (a spill file on a slow disk) holds up the next read, the
+//! channel's window fills, and the runner stops reading the command's pipes.
 //!
 //! Frames (crates/runner/src/stdio_frame.rs): u32 length of what follows, kind byte, u32 command id, payload; LE.
 
@@ -12,10 +12,8 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{ErrorKind, Read};
-#[cfg(target_os = "linux")]
-use std::os::fd::AsFd;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -23,8 +21,6 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use napi::bindgen_prelude::{Buffer, Object};
 use napi::{Env, JsDeferred};
 use napi_derive::napi;
-#[cfg(target_os = "linux")]
-use shellring_core::pipe_moves;
 use shellring_core::{registry, Stream};
 
 use crate::guard::{error, guard, id, Result, INVALID_ARGUMENT, NAPI};
@@ -188,29 +184,6 @@ impl Parser {
         Ok(())
     }
 
-    /// The output frame being read, while it is routed to a capture and has payload to come: its capture, stream
-    /// and the bytes still to come.
-    fn routed_payload(&self) -> Option<(u64, Stream, usize)> {
-        match self.body {
-            Body::Output {
-                capture: Some(capture),
-                stream,
-                left,
-            } if left > 0 => Some((capture, stream, left)),
-            _ => None,
-        }
-    }
-
-    /// Counts `n` bytes of the output frame's payload as taken (moved into its capture without passing here).
-    fn took(&mut self, n: usize) {
-        if let Body::Output { left, .. } = &mut self.body {
-            *left -= n;
-            if *left == 0 {
-                self.body = Body::Header { have: 0 };
-            }
-        }
-    }
-
     /// How many bytes finish what is being read (a header, or a frame's payload up to `READ`): the next read takes
     /// exactly those, so an output frame reaches its capture in one write, and the capture copies into its tail only
     /// the newest bytes of each frame rather than of every piece the channel happened to deliver.
@@ -259,27 +232,7 @@ impl Parser {
 fn run(relay: &Relay, mut channel: File) -> Option<String> {
     let mut buf = vec![0u8; READ];
     let mut parser = Parser::new();
-    // Where bytes no memory or file keeps go without a copy; without it every payload is read.
-    let null = OpenOptions::new().write(true).open("/dev/null").ok();
-    // The capture and stream of the last payload spliced.
-    let mut spliced = None;
     loop {
-        if let (Some((capture, stream, left)), Some(null)) = (parser.routed_payload(), &null) {
-            // Memory catches up stdout first: bytes of the other stream spliced before these must reach it before
-            // these are spliced, or the ring would not keep the frames' order.
-            if spliced.is_some_and(|(last, other)| last == capture && other != stream) {
-                let _ = registry::catch_up(capture);
-            }
-            match take_payload(&channel, capture, stream, left, null, &mut buf) {
-                Took::Bytes(n) => {
-                    spliced = Some((capture, stream));
-                    parser.took(n);
-                    continue;
-                }
-                Took::Ended => break None,
-                Took::Nothing => {}
-            }
-        }
         // The runner sends a frame's header only once its whole payload is on the way, so waiting for the rest of
         // a frame never waits on the command.
         let wanted = parser.wanted();
@@ -289,80 +242,6 @@ fn run(relay: &Relay, mut channel: File) -> Option<String> {
         }
         if ended {
             break None;
-        }
-    }
-}
-
-/// What [`take_payload`] did.
-#[derive(Debug, PartialEq, Eq)]
-enum Took {
-    /// This many of the payload's bytes left the channel into the capture.
-    Bytes(usize),
-    /// Nothing: read the payload as usual.
-    Nothing,
-    /// The channel ended with nothing more in it.
-    Ended,
-}
-
-/// Moves what has arrived of an output frame's payload (`left` bytes still to come) into its capture without reading
-/// it here, as the reactor moves a command's pipe: spliced into the stream's active spill file (memory catches up
-/// from the file), or, with no file to keep it, the oldest bytes dropped and only those memory keeps read. Waits
-/// for the first byte, as a read would. The capture's own rules decide: before its file starts, or where splice(2)
-/// is refused, this takes nothing.
-#[cfg(target_os = "linux")]
-fn take_payload(
-    channel: &File,
-    capture: u64,
-    stream: Stream,
-    left: usize,
-    null: &File,
-    buf: &mut [u8],
-) -> Took {
-    let Some(arrived) = arrived(channel) else {
-        return Took::Ended;
-    };
-    match registry::take_from_pipe(
-        capture,
-        stream,
-        channel.as_fd(),
-        arrived.min(left),
-        null.as_fd(),
-        buf,
-    ) {
-        // A capture finished early (or freed) drops what was taken, as a read would have; none taken at all (the
-        // file dropped at its cap before moving a byte) is read the usual way, so the relay always moves on.
-        Ok(Some(taken)) if taken.bytes > 0 => Took::Bytes(taken.bytes),
-        _ => Took::Nothing,
-    }
-}
-
-/// splice(2) is Linux's: elsewhere every payload is read.
-#[cfg(not(target_os = "linux"))]
-fn take_payload(_: &File, _: u64, _: Stream, _: usize, _: &File, _: &mut [u8]) -> Took {
-    Took::Nothing
-}
-
-/// Waits until the channel holds bytes and says how many; `None` once it ended with none left.
-#[cfg(target_os = "linux")]
-fn arrived(channel: &File) -> Option<usize> {
-    loop {
-        let held = pipe_moves::waiting(channel.as_fd());
-        if held > 0 {
-            return Some(held);
-        }
-        let mut ready = libc::pollfd {
-            fd: channel.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: poll reads and writes the one pollfd it is given; the fd is borrowed from `channel`.
-        let n = unsafe { libc::poll(&mut ready, 1, -1) };
-        if n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
-            return None;
-        }
-        let gone = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
-        if ready.revents & gone != 0 && pipe_moves::waiting(channel.as_fd()) == 0 {
-            return None;
         }
     }
 }
@@ -589,7 +468,6 @@ mod tests {
     }
 
     /// A channel as the relay gets it: a pipe of the reactor's kind, its read end made blocking.
-    #[cfg(target_os = "linux")]
     fn channel() -> (File, File) {
         let (r, w) = shellring_core::pipe::pipe().unwrap();
         // SAFETY: both fds were just created and are owned here alone.
@@ -598,7 +476,6 @@ mod tests {
         (r, w)
     }
 
-    #[cfg(target_os = "linux")]
     fn spill_dir(tag: &str) -> std::path::PathBuf {
         let dir =
             std::env::temp_dir().join(format!("shellring-relay-{tag}-{}", std::process::id()));
@@ -607,7 +484,6 @@ mod tests {
         dir
     }
 
-    #[cfg(target_os = "linux")]
     fn spilling(dir: &std::path::Path, spill_cap: u64) -> CaptureOptions {
         CaptureOptions {
             stdout_cap: 16,
@@ -623,7 +499,6 @@ mod tests {
     }
 
     /// Text, so that the ring (which holds back an incomplete UTF-8 sequence) shows every byte.
-    #[cfg(target_os = "linux")]
     fn pattern(len: usize, seed: u8) -> Vec<u8> {
         (0..len)
             .map(|i| b'a' + ((i as u8).wrapping_mul(7).wrapping_add(seed) % 26))
@@ -631,7 +506,6 @@ mod tests {
     }
 
     /// What memory shows of a capture: both tails and the whole ring.
-    #[cfg(target_os = "linux")]
     fn shown(capture: u64) -> (Vec<u8>, Vec<u8>, shellring_core::RingRead) {
         (
             registry::tail(capture, Stream::Stdout).unwrap(),
@@ -640,68 +514,6 @@ mod tests {
         )
     }
 
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_payload_bound_for_an_active_spill_file_is_spliced_into_it_and_the_next_frame_left_alone() {
-        use std::io::Write;
-        let dir = spill_dir("splice");
-        let capture = registry::create(spilling(&dir, u64::MAX)).unwrap();
-        let relay = Relay::default();
-        relay.routes.lock().unwrap().insert(1, capture);
-        let bytes = pattern(200_100, 3);
-        let (mut r, mut w) = channel();
-        let null = OpenOptions::new().write(true).open("/dev/null").unwrap();
-        let mut buf = vec![0u8; READ];
-        let mut parser = Parser::new();
-        // Before the file starts there is nothing to splice into: the payload is read (and back-fills the file).
-        w.write_all(&frame(b'O', 1, &bytes[..100])).unwrap();
-        let mut header = [0u8; HEADER];
-        assert_eq!(fill(&mut r, &mut header), (HEADER, false));
-        parser.feed(&relay, &header).unwrap();
-        let (id, stream, left) = parser.routed_payload().unwrap();
-        assert_eq!(
-            take_payload(&r, id, stream, left, &null, &mut buf),
-            Took::Nothing
-        );
-        let (got, _) = fill(&mut r, &mut buf[..left]);
-        parser.feed(&relay, &buf[..got]).unwrap();
-        assert_eq!(
-            registry::info(capture, Stream::Stdout).unwrap().spill,
-            SpillState::Active
-        );
-        // Now the whole payload goes pipe -> file, and not a byte of the frame after it.
-        let big = frame(b'O', 1, &bytes[100..]);
-        parser.feed(&relay, &big[..HEADER]).unwrap();
-        w.write_all(&big[HEADER..]).unwrap();
-        let status = frame(b'T', 1, b"exit 0");
-        w.write_all(&status).unwrap();
-        let (id, stream, left) = parser.routed_payload().unwrap();
-        assert_eq!(left, 200_000);
-        assert_eq!(
-            take_payload(&r, id, stream, left, &null, &mut buf),
-            Took::Bytes(left)
-        );
-        parser.took(left);
-        assert_eq!(parser.wanted(), HEADER);
-        let mut rest = vec![0u8; status.len()];
-        assert_eq!(fill(&mut r, &mut rest), (status.len(), false));
-        assert_eq!(rest, status);
-
-        let mut plain = spilling(&dir, u64::MAX);
-        plain.spill_dir = None;
-        let written = registry::create(plain).unwrap();
-        registry::write(written, Stream::Stdout, &bytes).unwrap();
-        assert_eq!(shown(capture), shown(written));
-        registry::finish(capture).unwrap();
-        let info = registry::info(capture, Stream::Stdout).unwrap();
-        assert_eq!((info.total, info.spill), (200_100, SpillState::Complete));
-        assert!(std::fs::read(info.spill_path.unwrap()).unwrap() == bytes);
-        registry::free(capture).unwrap();
-        registry::free(written).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[cfg(target_os = "linux")]
     #[test]
     fn a_relayed_channel_ends_as_plain_writes_of_its_frames_would_past_the_spill_cap_too() {
         use std::io::Write;
