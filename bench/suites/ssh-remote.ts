@@ -2,7 +2,8 @@
 // a gigabyte through the executor (into the native capture and a spill file) against `ssh host cat` of the same
 // bytes, and the far side's CPU per GiB for each; a real sshd on loopback, rounds interleaved.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -56,7 +57,11 @@ function nearCpuMs(masterPid: number | undefined): number {
 }
 
 export async function run(): Promise<SuiteResult> {
-  const sshd = await startSshd();
+  // The remote user's HOME is an empty directory: bash started by sshd reads ~/.bashrc (Debian builds it so), and an
+  // account's own would add its start-up time to every baseline call (one new channel each) but to the executor's
+  // only once (one channel per session), so the ratio would measure that file rather than ssh.
+  const home = mkdtempSync(join(tmpdir(), 'shellring-ssh-home-'));
+  const sshd = await startSshd({ home });
   const file = join(sshd.dir, 'gigabyte');
   await sh('bash', ['-c', `head -c ${GIB} /dev/urandom > ${file}`]);
   const runtime = await createRuntime({ executor: { kind: 'ssh', hosts: [sshd.host], cwd: sshd.dir, maxOutputBytes: 64_000 } });
@@ -166,11 +171,13 @@ export async function run(): Promise<SuiteResult> {
       notes: [
         `Latency: ${ROUNDS} rounds x ${CALLS} calls each, alternating call by call; ratio = median of per-round p50 ratios. The executor's figure is executor.run() (resolve, capture, the frame round trip, drain); the baseline opens a new channel on the master and execs the command.`,
         `Throughput: ${BYTE_ROUNDS} rounds of 1 GiB each, order alternating; the executor's bytes go through the native capture into a spill file, ssh's straight into a file on the same disk (no reads by this process: the fair ceiling). Far CPU: utime+stime of sshd's connection processes and everything under them (reaped children included), per GiB. Server CPU: this process (the executor with its relay and capture threads; for the baseline, nothing but waiting) and the ssh master, per GiB.`,
+        'The remote user\'s HOME is an empty directory, so neither side runs an account\'s ~/.bashrc (bash started by sshd reads it).',
         'sshd, the runner and the benchmark share one machine (loopback): the far side\'s CPU competes with the near side\'s.',
       ],
     };
   } finally {
     await runtime.close();
     await sshd.stop();
+    rmSync(home, { recursive: true, force: true });
   }
 }

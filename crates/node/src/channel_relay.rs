@@ -1,8 +1,10 @@
 //! The SSH executor's channel relay: one thread per `shellring-runner --stdio` channel reads the frames the ssh client
 //! writes to its stdout and puts each command's output straight into that command's capture, off the JavaScript
 //! thread and without a pipe in between; the few other frames (status, output over, gone) are queued for
-//! JavaScript, which takes them in batches. Flow control is the thread itself: a capture write (a spill file on a
-//! slow disk) holds up the next read, the channel's window fills, and the runner stops reading the command's pipes.
+//! JavaScript, which takes them in batches. Payloads are read, not spliced into the spill file: splice(2) from the
+//! channel (pipe pages of the ssh client's writes) into a file measured more CPU per GiB than a read and one write.
+//! Flow control is the thread itself: a capture write (a spill file on a slow disk) holds up the next read, the
+//! channel's window fills, and the runner stops reading the command's pipes.
 //!
 //! Frames (crates/runner/src/stdio_frame.rs): u32 length of what follows, kind byte, u32 command id, payload; LE.
 
@@ -12,7 +14,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -259,6 +261,19 @@ fn fill(channel: &mut File, buf: &mut [u8]) -> (usize, bool) {
     (got, false)
 }
 
+/// Makes reads of the channel wait for bytes: that wait is the relay's flow control.
+fn blocking(channel: &File) {
+    let fd = channel.as_raw_fd();
+    // SAFETY: fcntl on an fd `channel` owns and keeps open for the call.
+    unsafe {
+        libc::fcntl(
+            fd,
+            libc::F_SETFL,
+            libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK,
+        )
+    };
+}
+
 static NEXT_RELAY: AtomicU32 = AtomicU32::new(1);
 
 /// Starts relaying the channel whose read end is `fd` (a pipe from [`crate::pipes::pipe`]; the relay owns and
@@ -268,14 +283,7 @@ pub fn relay_start(fd: i32) -> Result<u32> {
     guard(|| {
         // SAFETY: the caller hands fd over; the File owns (and closes) it from here on.
         let channel = unsafe { File::from_raw_fd(fd) };
-        // SAFETY: fcntl on an fd we own. The thread blocks on reads: that wait is its flow control.
-        unsafe {
-            libc::fcntl(
-                fd,
-                libc::F_SETFL,
-                libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK,
-            )
-        };
+        blocking(&channel);
         let relay = Arc::new(Relay::default());
         let number = NEXT_RELAY.fetch_add(1, Ordering::Relaxed);
         let thread = Arc::clone(&relay);
@@ -361,7 +369,7 @@ pub fn relay_next(env: Env, relay_id: u32) -> Result<JsValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shellring_core::CaptureOptions;
+    use shellring_core::{CaptureOptions, SpillState};
 
     fn frame(kind: u8, command: u32, payload: &[u8]) -> Vec<u8> {
         let mut bytes = ((payload.len() + 5) as u32).to_le_bytes().to_vec();
@@ -457,5 +465,110 @@ mod tests {
         assert!(Parser::new()
             .feed(&relay, &[huge.as_slice(), &[b'O', 1, 0, 0, 0]].concat())
             .is_err());
+    }
+
+    /// A channel as the relay gets it: a pipe of the reactor's kind, its read end made blocking.
+    fn channel() -> (File, File) {
+        let (r, w) = shellring_core::pipe::pipe().unwrap();
+        // SAFETY: both fds were just created and are owned here alone.
+        let (r, w) = unsafe { (File::from_raw_fd(r), File::from_raw_fd(w)) };
+        blocking(&r);
+        (r, w)
+    }
+
+    fn spill_dir(tag: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("shellring-relay-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        dir
+    }
+
+    fn spilling(dir: &std::path::Path, spill_cap: u64) -> CaptureOptions {
+        CaptureOptions {
+            stdout_cap: 16,
+            stderr_cap: 16,
+            spill_dir: Some(dir.to_path_buf()),
+            spill_cap,
+            ring: Some(shellring_core::RingOptions {
+                live_limit: 24,
+                settled_limit: 24,
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// Text, so that the ring (which holds back an incomplete UTF-8 sequence) shows every byte.
+    fn pattern(len: usize, seed: u8) -> Vec<u8> {
+        (0..len)
+            .map(|i| b'a' + ((i as u8).wrapping_mul(7).wrapping_add(seed) % 26))
+            .collect()
+    }
+
+    /// What memory shows of a capture: both tails and the whole ring.
+    fn shown(capture: u64) -> (Vec<u8>, Vec<u8>, shellring_core::RingRead) {
+        (
+            registry::tail(capture, Stream::Stdout).unwrap(),
+            registry::tail(capture, Stream::Stderr).unwrap(),
+            registry::ring_observe(capture, 0, 1 << 20).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_relayed_channel_ends_as_plain_writes_of_its_frames_would_past_the_spill_cap_too() {
+        use std::io::Write;
+        for (tag, cap) in [("whole", u64::MAX), ("capped", 100_000)] {
+            let dir = spill_dir(tag);
+            let capture = registry::create(spilling(&dir, cap)).unwrap();
+            let mut plain = spilling(&dir, cap);
+            plain.spill_dir = None;
+            let written = registry::create(plain).unwrap();
+            let relay = Relay::default();
+            relay.routes.lock().unwrap().insert(7, capture);
+            let (r, mut w) = channel();
+            let mut stream = Vec::new();
+            let mut everything = Vec::new();
+            for n in 0..12u8 {
+                let out = pattern(30_000 + usize::from(n) * 1000, n);
+                let err = pattern(usize::from(n) * 10, n + 100);
+                registry::write(written, Stream::Stdout, &out).unwrap();
+                registry::write(written, Stream::Stderr, &err).unwrap();
+                stream.extend_from_slice(&frame(b'O', 7, &out));
+                stream.extend_from_slice(&frame(b'E', 7, &err));
+                everything.extend_from_slice(&out);
+            }
+            // A few stdout bytes after stderr's: the ring shows them last, as they came.
+            registry::write(written, Stream::Stdout, b"last!").unwrap();
+            stream.extend_from_slice(&frame(b'O', 7, b"last!"));
+            everything.extend_from_slice(b"last!");
+            stream.extend_from_slice(&frame(b'X', 7, b""));
+            let writer = std::thread::spawn(move || w.write_all(&stream).unwrap());
+            assert_eq!(run(&relay, r), None, "{tag}");
+            writer.join().unwrap();
+            assert_eq!(
+                relay.queue.lock().unwrap().frames,
+                frame(b'X', 7, b""),
+                "{tag}"
+            );
+            assert_eq!(shown(capture), shown(written), "{tag}");
+            registry::finish(capture).unwrap();
+            let info = registry::info(capture, Stream::Stdout).unwrap();
+            assert_eq!(info.total, everything.len() as u64, "{tag}");
+            if cap == u64::MAX {
+                assert_eq!(info.spill, SpillState::Complete, "{tag}");
+                assert!(std::fs::read(info.spill_path.unwrap()).unwrap() == everything);
+            } else {
+                // The stream outgrew the cap: the file is dropped, never left partial.
+                assert_eq!(
+                    (info.spill, info.spill_path),
+                    (SpillState::Unavailable, None),
+                    "{tag}"
+                );
+                assert!(!dir.join(format!("capture-{capture}.stdout.log")).exists());
+            }
+            registry::free(capture).unwrap();
+            registry::free(written).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
 }
