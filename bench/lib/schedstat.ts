@@ -6,13 +6,15 @@ export interface Sched {
   cpuMs: number;
   /** Runnable, waiting on a run queue. */
   waitMs: number;
+  /** Times the thread was put on a CPU: each wake of an idle loop (a timer, a message, an I/O event) is one. */
+  slices: number;
 }
 
 /** The main thread's totals so far (its tid is the pid), or null where schedstat is missing. */
 export function mainThreadSched(): Sched | null {
   try {
-    const [cpu, wait] = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').trim().split(' ');
-    return { cpuMs: Number(cpu) / 1e6, waitMs: Number(wait) / 1e6 };
+    const [cpu, wait, slices] = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').trim().split(' ');
+    return { cpuMs: Number(cpu) / 1e6, waitMs: Number(wait) / 1e6, slices: Number(slices) };
   } catch {
     return null;
   }
@@ -20,5 +22,5 @@ export function mainThreadSched(): Sched | null {
 
 export function schedSince(before: Sched | null): Sched | null {
   const now = mainThreadSched();
-  return before === null || now === null ? null : { cpuMs: now.cpuMs - before.cpuMs, waitMs: now.waitMs - before.waitMs };
+  return before === null || now === null ? null : { cpuMs: now.cpuMs - before.cpuMs, waitMs: now.waitMs - before.waitMs, slices: now.slices - before.slices };
 }

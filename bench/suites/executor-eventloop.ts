@@ -127,6 +127,7 @@ function figures(samples: Map<string, Sample[]>, load: Load): Figure[] {
         'wall s': median(list.map((s) => s.wallMs)) / 1000,
         'main cpu ms': list.every((s) => s.sched) ? median(list.map((s) => s.sched!.cpuMs)) : '-',
         'main runq wait ms': list.every((s) => s.sched) ? median(list.map((s) => s.sched!.waitMs)) : '-',
+        'main wakes': list.every((s) => s.sched) ? median(list.map((s) => s.sched!.slices)) : '-',
         'runs max ms': list.map((s) => s.delay.max),
       },
     };
@@ -211,6 +212,10 @@ export async function run(): Promise<SuiteResult> {
       'main cpu / main runq wait: the main thread\'s own CPU time and its time runnable but waiting for a CPU ' +
         '(/proc/<pid>/task/<pid>/schedstat): a loop delay with little CPU and much waiting is the scheduler sharing ' +
         '2 cores among many busy processes, not work on the loop.',
+      'main wakes: the times the main thread was put on a CPU. The delay monitor itself wakes the loop every ' +
+        `${LOOP_RESOLUTION_MS} ms, so main cpu grows with the wall time of a load (about 0.1–0.2 ms per wake on a busy ` +
+        '2-core VM): a longer round reads as more main-thread CPU without any more work per call ' +
+        '(test/runtime/open-sessions-cost.test.ts holds that work equal with one session open and with many).',
       'child_process: spawn(bash -c) on the main thread, both pipes read in JS into a 64000-byte tail, no spill file.',
     ],
   };
