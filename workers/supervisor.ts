@@ -98,16 +98,28 @@ export class Supervised {
     const { captureId, command, cwd, env, stdin, plan } = this.#task;
     const [outRead, outWrite] = binding.pipe();
     const [errRead, errWrite] = binding.pipe();
-    binding.attachReader(captureId, 0, outRead);
-    binding.attachReader(captureId, 1, errRead);
-    // Asked now, with no deadline: the end-of-file of both pipes then comes as an event of its own, so a command
-    // whose output has ended by its exit is answered from the exit line, with no round trip to the reactor after it.
-    this.#captured = binding.drain(captureId, Infinity);
+    // The server is handed the runner's descriptors first (synchronously, within this call): the reactor is set up
+    // below while the runner forks. Our copies of the write ends keep the pipes from ending meanwhile.
+    const bash = bashArguments(command, stdin);
+    const launched = this.#server.launch({ cwd, plan, command: bash.command, env, stdin: bash.stdin }, outWrite, errWrite);
+    try {
+      binding.attachReader(captureId, 0, outRead);
+      binding.attachReader(captureId, 1, errRead);
+      // Asked now, with no deadline: the end-of-file of both pipes then comes as an event of its own, so a command
+      // whose output has ended by its exit is answered from the exit line, with no round trip to the reactor after it.
+      this.#captured = binding.drain(captureId, Infinity);
+    } catch (error) {
+      // Its capture is gone: the runner loses its lifeline and ends the command it started.
+      void launched.then((link) => link.destroy(), () => {}).finally(() => {
+        binding.closeFd(outWrite);
+        binding.closeFd(errWrite);
+      });
+      throw error;
+    }
     void this.#captured.then(() => (this.#outputEnded = true));
     let link: Socket;
     try {
-      const bash = bashArguments(command, stdin);
-      link = await this.#server.launch({ cwd, plan, command: bash.command, env, stdin: bash.stdin }, outWrite, errWrite);
+      link = await launched;
     } catch (error) {
       onSpawned(null);
       onRunnerExit();

@@ -6,6 +6,7 @@ import { nativeBackend } from '../capture/native.js';
 import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
 import { EnvFilter } from '../env/policy.js';
+import { HostEnv } from '../env/host-env.js';
 import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
 import type { ExecutorConfig } from './config.js';
 import { Launch, type CommandHosts } from './launch.js';
@@ -37,7 +38,7 @@ export abstract class ExecutorBase implements Executor {
   /** What supervises the commands: worker threads here, or remote hosts. */
   protected readonly hosts: CommandHosts;
   readonly #runnerPath: string;
-  readonly #env: EnvFilter;
+  readonly #env: HostEnv;
   readonly #launches = new Set<Launch>();
   readonly #bySession = new Map<string, Set<Launch>>();
   /** Handles whose spec or placement is still being prepared, with their session's key. */
@@ -55,7 +56,7 @@ export abstract class ExecutorBase implements Executor {
   protected constructor(config: ExecutorConfig, hosts: () => CommandHosts, runnerPath: string) {
     this.config = config;
     this.spills = new SpillDirs(config.spillRoot, config.keepSpills);
-    this.#env = new EnvFilter(config.env);
+    this.#env = new HostEnv(new EnvFilter(config.env));
     this.hosts = hosts();
     this.#runnerPath = runnerPath;
   }
@@ -101,7 +102,7 @@ export abstract class ExecutorBase implements Executor {
       stderrMaxBytes: config.maxOutputBytes,
       maxSpillBytes: config.maxSpillBytes,
       graceMs: config.graceMs,
-      env: childEnv(process.env, this.#env, sandboxed(request), request.env, request.dshEnv),
+      env: childEnv(this.#env, sandboxed(request), request.env, request.dshEnv),
       stdin: request.stdin,
       signal: request.signal,
       sessionId: request.sessionId,

@@ -16,29 +16,38 @@ export interface RunnerRequest {
 }
 
 /** The request frame the runner reads (crates/runner/src/request.rs): a u32 length, NUL-terminated fields (cwd, the
- * plan with its command, the environment), stdin last. */
+ * plan with its command, the environment), stdin last. Built as one string and written once: it is made per command. */
 export function encode({ cwd, plan, command, env, stdin }: RunnerRequest): Buffer {
-  const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-  const fields = textFields([cwd, ...encodePlan(plan, command), String(entries.length), ...entries]);
-  return framed(Buffer.concat([fields, stdin === undefined ? Buffer.from('-') : Buffer.concat([Buffer.from('+'), Buffer.from(stdin)])]));
+  const names = Object.keys(env);
+  let text = textFields([cwd, ...encodePlan(plan, command), String(names.length)]);
+  for (const name of names) text += textField(`${name}=${env[name]}`);
+  text += stdin === undefined ? '-' : '+';
+  const head = Buffer.byteLength(text);
+  const frame = Buffer.allocUnsafe(4 + head + (stdin === undefined ? 0 : Buffer.byteLength(stdin)));
+  frame.writeUInt32LE(frame.length - 4, 0);
+  frame.write(text, 4);
+  if (stdin !== undefined) frame.write(stdin, 4 + head);
+  return frame;
 }
 
 /** A session sandbox's plan, as the frame it reads on stdin (`shellring-runner --session --serve`). */
 export function encodeSessionPlan(plan: ConfinementPlan): Buffer {
-  return framed(textFields(encodePlan(plan, '')));
-}
-
-/** Each field NUL-terminated: none may hold a NUL itself. */
-function textFields(fields: string[]): Buffer {
-  if (fields.some((field) => field.includes('\0'))) throw new Error(supervisionErrors.nulArgument);
-  return Buffer.from(fields.map((field) => `${field}\0`).join(''));
-}
-
-/** A u32 little-endian length, then `body`. */
-function framed(body: Buffer): Buffer {
+  const body = Buffer.from(textFields(encodePlan(plan, '')));
   const length = Buffer.alloc(4);
   length.writeUInt32LE(body.length);
   return Buffer.concat([length, body]);
+}
+
+/** Each field NUL-terminated: none may hold a NUL itself. */
+function textFields(fields: string[]): string {
+  let text = '';
+  for (const field of fields) text += textField(field);
+  return text;
+}
+
+function textField(field: string): string {
+  if (field.includes('\0')) throw new Error(supervisionErrors.nulArgument);
+  return `${field}\0`;
 }
 
 /** Reads the whole script from stdin (re-opened, from its start), then runs it with stdin on /dev/null. */

@@ -2,7 +2,7 @@
 // command's process group and session in /proc, and SIGKILLs them; and the count of what a command left running.
 // Synchronous reads of /proc (a kernel table, never a disk), in the supervisor workers only: they own every signal
 // and sweep of the commands they supervise.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 interface Entry {
   pid: number;
@@ -118,10 +118,15 @@ function childrenOf(pid: number): number[] | undefined {
       const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1');
       readable = true;
       for (const word of text.split(' ')) if (word.trim() !== '') kids.push(Number(word));
-    } catch {
-      // The thread ended while we looked, or the kernel has no children files.
+    } catch (error) {
+      // The thread is ending (ESRCH: its file exists, its task is going), or it ended, or the kernel has no children
+      // files.
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') readable = true;
     }
   }
+  // A process reaped while we looked has no children: only a live one without the files calls for the full scan
+  // (which reads every process on the host, where this reads one tree).
+  if (!readable && tasks.length > 0 && !existsSync(`/proc/${pid}/task`)) return kids;
   return readable || tasks.length === 0 ? kids : undefined;
 }
 

@@ -140,6 +140,9 @@ export interface NativeBinding {
   reclaimSpillRoots(parent: string): number;
   /** The same sweep on a libuv thread (crashed runtimes' spill and temp roots); resolves with how many. */
   reclaimRootsInBackground(parent: string): Promise<number>;
+  /** A number that changes whenever this process's environment (what `process.env` holds) changed since the last
+   * call; equal numbers, equal environments. */
+  environVersion(): number;
   /** Marks this process non-dumpable: same-uid processes cannot read its /proc environ or memory, nor ptrace it. */
   setNonDumpable(): void;
   /** Whether this process is dumpable. */

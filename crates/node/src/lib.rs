@@ -8,6 +8,7 @@ mod fast;
 #[cfg(target_os = "linux")]
 mod fd_passing;
 mod guard;
+mod host_env;
 mod host_process;
 mod js_buffer;
 mod pipes;
