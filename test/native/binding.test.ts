@@ -28,6 +28,7 @@ describe('native binding', () => {
         'attachReader',
         'closeFd',
         'drain',
+        'environVersion',
         'create',
         'finish',
         'free',
