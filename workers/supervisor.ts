@@ -146,7 +146,7 @@ export class Supervised {
     let unwatch: (() => void) | undefined;
     if (started.type === 'runner') {
       this.#runnerPid = runnerPid = started.pid;
-      unwatch = watchStopped(captureId, runnerPid);
+      unwatch = watchStopped(runnerPid, this.#captured);
       if (this.#cause) this.#wake(undefined);
       started = await status.next();
     }

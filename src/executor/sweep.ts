@@ -2,7 +2,8 @@
 // command's process group and session in /proc, and SIGKILLs them; and the count of what a command left running.
 // Synchronous reads of /proc (a kernel table, never a disk), in the supervisor workers only: they own every signal
 // and sweep of the commands they supervise.
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { readProcText } from './proc-text.js';
 
 interface Entry {
   pid: number;
@@ -17,7 +18,7 @@ function table(): Entry[] {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      const stat = readProcText(`/proc/${pid}/stat`);
       // The command name may hold spaces and parentheses; the fields after the last ')' are fixed.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (fields[0] === 'Z') continue;
@@ -115,7 +116,7 @@ function childrenOf(pid: number): number[] | undefined {
   let readable = false;
   for (const task of tasks) {
     try {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1');
+      const text = readProcText(`/proc/${pid}/task/${task}/children`);
       readable = true;
       for (const word of text.split(' ')) if (word.trim() !== '') kids.push(Number(word));
     } catch (error) {
@@ -141,7 +142,7 @@ function pidNamespace(pid: number): string | undefined {
 
 function commandName(pid: number): string | undefined {
   try {
-    return readFileSync(`/proc/${pid}/comm`, 'latin1').trimEnd();
+    return readProcText(`/proc/${pid}/comm`).trimEnd();
   } catch {
     return undefined;
   }
@@ -149,7 +150,7 @@ function commandName(pid: number): string | undefined {
 
 function alive(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const stat = readProcText(`/proc/${pid}/stat`);
     const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
     return state !== 'Z' && state !== 'X';
   } catch {
@@ -159,7 +160,7 @@ function alive(pid: number): boolean {
 
 function groupOf(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const stat = readProcText(`/proc/${pid}/stat`);
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
   } catch {
     return undefined;

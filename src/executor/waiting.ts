@@ -1,12 +1,11 @@
 // What a silent command waits for, read from /proc: each process's state, the syscall it sleeps in (by number, per
 // architecture: wchan names differ between kernels, syscall numbers do not) and the target of the descriptor it
 // waits on. Runs in the supervisor workers, never on the main thread.
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { readProcText } from './proc-text.js';
 import type { WaitingFinding } from '../contract/index.js';
 
 export type { WaitingFinding };
-
-type Wait = 'input' | 'accept' | 'child' | 'relay' | 'busy';
 
 /** How long a command prints nothing before its processes are looked at, how soon they are looked at again, and
  * how far apart looks grow while they keep finding the same. */
@@ -24,7 +23,7 @@ export interface ProcFiles {
 
 /** This host's /proc, read synchronously (in a supervisor worker). */
 export const LOCAL_PROC: ProcFiles = {
-  read: (path) => attempt(() => readFileSync(path, 'latin1')),
+  read: (path) => attempt(() => readProcText(path)),
   list: (dir) => attempt(() => readdirSync(dir)),
   link: (path) => attempt(() => readlinkSync(path)),
 };
@@ -61,67 +60,84 @@ const TERMINAL = /^\/dev\/(?:pts\/\d+|tty\w*|console)$/;
 export function findWaiting(root: number, pids: Iterable<number>, arch: string = process.arch, proc: ProcFiles = LOCAL_PROC): WaitingFinding | undefined {
   const table = SYSCALLS[arch];
   if (!table) return undefined;
-  const procs = [...pids].filter((pid) => pid !== root).map((pid) => ({ pid, fds: fdTargets(proc, pid) }));
-  let found: WaitingFinding | undefined;
-  for (const one of procs) {
+  const all = [...pids].filter((pid) => pid !== root);
+  // Where each process sleeps is read first: one busy process means no finding, found without reading descriptors.
+  const blocked: Blocked[] = [];
+  for (const pid of all) {
     // bubblewrap only waits for the sandbox it made; the runner's own pid-namespace monitor and init only wait for
     // the command (forks of the runner, they keep its name, which the kernel cuts to 15 bytes).
-    const own = commandName(proc, one.pid);
-    if (own === 'bwrap' || own === 'shellring-runne') continue;
-    const others = procs.filter((other) => other.pid !== one.pid);
-    const wait = classify(proc, one.pid, one.fds, others.map((other) => other.fds), table);
-    if (wait === undefined) continue; // ended while we looked
-    if (wait.kind === 'child' || wait.kind === 'relay') continue;
+    const name = commandName(proc, pid);
+    if (name === 'bwrap' || name === 'shellring-runne') continue;
+    const one = blockedIn(proc, pid, table);
+    if (one === undefined) continue; // ended while we looked
+    if (one === 'busy') return undefined;
+    if (one.wait !== 'child') blocked.push({ ...one, pid, name });
+  }
+  const fdCache = new Map<number, Map<number, string>>();
+  const fdsOf = (pid: number) => fdCache.get(pid) ?? fdCache.set(pid, fdTargets(proc, pid)).get(pid)!;
+  let found: WaitingFinding | undefined;
+  for (const one of blocked) {
+    const others = () => all.filter((pid) => pid !== one.pid).map(fdsOf);
+    const wait = classify(proc, one, fdsOf(one.pid), others);
+    if (wait.kind === 'relay') continue;
     if (wait.kind === 'busy') return undefined;
-    const name = commandName(proc, one.pid);
     if (wait.kind === 'input') {
-      if (found?.kind !== 'input') found = { kind: 'input', pid: one.pid, name, source: wait.source };
+      if (found?.kind !== 'input') found = { kind: 'input', pid: one.pid, name: one.name, source: wait.source };
     } else if (wait.kind === 'accept' && !found) {
-      found = { kind: 'accept', pid: one.pid, name, address: wait.address };
+      found = { kind: 'accept', pid: one.pid, name: one.name, address: wait.address };
     }
   }
   return found;
 }
 
-type Classified =
-  | { kind: 'input'; source: 'terminal' | 'stdin' }
-  | { kind: 'accept'; address: string }
-  | { kind: Exclude<Wait, 'input' | 'accept'> };
+/** A sleeping process and the call it sleeps in, with its first argument (a descriptor, for read and accept). */
+interface Blocked {
+  pid: number;
+  name: string;
+  wait: 'child' | 'read' | 'poll' | 'accept';
+  fd: number;
+}
 
-function classify(proc: ProcFiles, pid: number, fds: Map<number, string>, others: Map<number, string>[], table: Record<string, number[]>): Classified | undefined {
+/** Where `pid` sleeps, from its state and syscall alone: undefined when it ended, 'busy' when it runs or sleeps in
+ * anything but a read, a poll, an accept or a wait for a child. */
+function blockedIn(proc: ProcFiles, pid: number, table: Record<string, number[]>): Omit<Blocked, 'pid' | 'name'> | 'busy' | undefined {
   const stat = proc.read(`/proc/${pid}/stat`);
   const syscall = proc.read(`/proc/${pid}/syscall`)?.trim();
   if (stat === undefined || syscall === undefined) return undefined;
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   if (state === 'Z' || state === 'X') return undefined;
-  if (state !== 'S') return { kind: 'busy' };
+  if (state !== 'S') return 'busy';
   const [nrText, arg0] = syscall.split(' ');
   const nr = Number(nrText);
   const fd = arg0 === undefined ? -1 : Number.parseInt(arg0, 16);
-  if (table.child!.includes(nr)) return { kind: 'child' };
-  if (table.read!.includes(nr)) {
+  const wait = (['child', 'read', 'poll', 'accept'] as const).find((kind) => table[kind]!.includes(nr));
+  return wait === undefined ? 'busy' : { wait, fd };
+}
+
+type Classified = { kind: 'input'; source: 'terminal' | 'stdin' } | { kind: 'accept'; address: string } | { kind: 'relay' | 'busy' };
+
+/** What a process sleeping in a read, poll or accept waits for, from its descriptors' targets. */
+function classify(proc: ProcFiles, { pid, wait, fd }: Blocked, fds: Map<number, string>, others: () => Map<number, string>[]): Classified {
+  if (wait === 'read') {
     const target = fds.get(fd) ?? '';
     if (TERMINAL.test(target)) return { kind: 'input', source: 'terminal' };
     // Its own stdin with no writer among the command's processes: the bytes would have to come from outside.
-    if (fd === 0 && target.startsWith('pipe:') && !others.some((other) => [...other.values()].includes(target))) {
+    if (fd === 0 && target.startsWith('pipe:') && !others().some((other) => [...other.values()].includes(target))) {
       return { kind: 'input', source: 'stdin' };
     }
     return { kind: 'busy' };
   }
-  if (table.poll!.includes(nr)) {
+  if (wait === 'poll') {
     // A terminal relay (script, pty.spawn, an ssh client) holds the master side: it waits for its child.
     if ([...fds.values()].some((target) => target === '/dev/ptmx' || target.startsWith('/dev/pts/ptmx'))) return { kind: 'relay' };
     // Full-screen programs (vim, less) poll the terminal on their stdin.
     if (TERMINAL.test(fds.get(0) ?? '')) return { kind: 'input', source: 'terminal' };
     return { kind: 'busy' };
   }
-  if (table.accept!.includes(nr)) {
-    const target = fds.get(fd) ?? '';
-    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-    const address = inode === undefined ? undefined : listening(proc, pid, inode);
-    return address === undefined ? { kind: 'busy' } : { kind: 'accept', address };
-  }
-  return { kind: 'busy' };
+  const target = fds.get(fd) ?? '';
+  const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+  const address = inode === undefined ? undefined : listening(proc, pid, inode);
+  return address === undefined ? { kind: 'busy' } : { kind: 'accept', address };
 }
 
 /** fd number → link target (`/dev/pts/3`, `pipe:[123]`, `socket:[456]`). */
