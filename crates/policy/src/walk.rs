@@ -64,8 +64,10 @@ fn collect(root: Node, src: &[u8]) -> ParsedScript {
     let mut commands = Vec::new();
     let mut functions = Vec::new();
     let mut error = root.has_error();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    // One cursor walks the whole tree in source order (a node before its children), allocating nothing per node.
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
         match node.kind() {
             // An empty command is one the parser's error recovery invented; `error` already tells.
             "command" if node.start_byte() == node.end_byte() => {}
@@ -81,15 +83,19 @@ fn collect(root: Node, src: &[u8]) -> ParsedScript {
             "heredoc_redirect" => error |= heredoc_backticks(node, src, &mut commands),
             _ => {}
         }
-        // Children pushed in reverse, so they are visited in source order.
-        let mut cursor = node.walk();
-        let children: Vec<Node> = node.children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
-    }
-    ParsedScript {
-        commands,
-        error,
-        functions,
+        if cursor.goto_first_child() {
+            continue;
+        }
+        // No child: the next sibling, else the next sibling of the nearest ancestor that has one.
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return ParsedScript {
+                    commands,
+                    error,
+                    functions,
+                };
+            }
+        }
     }
 }
 
