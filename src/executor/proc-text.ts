@@ -1,6 +1,7 @@
 // Reading a /proc file into one buffer kept for the next: readFileSync allocates 64 KiB for every file whose size it
 // cannot know (all of /proc), which a worker reading thousands of small /proc files a second leaves to the garbage
-// collector, resident until it runs.
+// collector, resident until it runs. Called in the supervisor workers only (the waiting look, the sweep, the
+// stopped-runner watch), never on the main thread: /proc is a kernel table, never a disk, but a read still waits.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 let scratch = Buffer.allocUnsafe(4096);
