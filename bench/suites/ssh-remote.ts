@@ -19,7 +19,7 @@ import { fmt } from '../lib/units.js';
 const sh = promisify(execFile);
 const ROUNDS = 5;
 const CALLS = 40;
-const BYTE_ROUNDS = 2;
+const BYTE_ROUNDS = 4;
 const GIB = 1 << 30;
 
 const median = (values: number[]) => percentile(values, 50);

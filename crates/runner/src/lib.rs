@@ -29,6 +29,7 @@ pub mod stdio;
 pub mod stdio_frame;
 pub mod stdio_look;
 pub mod stdio_policy;
+pub mod stdio_room;
 pub mod stdio_splice;
 pub mod supervise;
 pub mod title;

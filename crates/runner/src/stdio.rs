@@ -19,9 +19,10 @@ use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::socket::{shutdown, socketpair, AddressFamily, Shutdown, SockFlag, SockType};
+use nix::sys::time::TimeSpec;
 use nix::unistd::{fork, ForkResult, Pid};
 
 use crate::error::RunnerError;
@@ -30,6 +31,7 @@ use crate::status::Status;
 use crate::stdio_frame::{self as frame, Frame};
 use crate::stdio_look;
 use crate::stdio_policy::{self, StreamTmp};
+use crate::stdio_room::Room;
 use crate::stdio_splice::{PipeFrame, Step};
 use crate::supervise::Parent;
 use crate::{proc_tree, request, signals, stage};
@@ -74,6 +76,8 @@ pub fn serve() -> u8 {
         reaper: Server::new(false),
         out_broken: false,
         tmp: StreamTmp::make(),
+        // SAFETY: fd 1 stays open for the life of the process.
+        room: Room::of(unsafe { BorrowedFd::borrow_raw(1) }),
     };
     let mut closing: Option<Instant> = None;
     loop {
@@ -97,8 +101,15 @@ pub fn serve() -> u8 {
         for (id, which) in events.ready {
             mux.read_command(id, which);
         }
-        // Whatever the events queued goes out now, as much as stdout takes.
-        mux.write_stdout();
+        if events.writable {
+            // SAFETY: fd 1 stays open for the life of the process.
+            mux.room
+                .writable(unsafe { BorrowedFd::borrow_raw(1) }, Instant::now());
+        }
+        // Whatever the events queued goes out now, as much as stdout takes (unless it is resting).
+        if mux.room.rest_left(Instant::now()).is_none() {
+            mux.write_stdout();
+        }
     }
     mux.reaper.end_strays();
     if let Some(tmp) = &mux.tmp {
@@ -138,6 +149,8 @@ struct Command {
 
 struct Events {
     stdin: bool,
+    /// stdout was asked for room and has some.
+    writable: bool,
     signalled: bool,
     ready: Vec<(u32, Source)>,
 }
@@ -168,10 +181,13 @@ struct Mux {
     out_broken: bool,
     /// The session's temporary directory on this host, for its confined commands.
     tmp: Option<StreamTmp>,
+    /// When writes to a stream that was full start again.
+    room: Room,
 }
 
 impl Mux {
-    fn wait(&self, sfd: &nix::sys::signalfd::SignalFd, reading: bool) -> Events {
+    fn wait(&mut self, sfd: &nix::sys::signalfd::SignalFd, reading: bool) -> Events {
+        let resting = self.room.rest_left(Instant::now());
         // SAFETY: fds 0 and 1 stay open for the life of the process.
         let (stdin, stdout) = unsafe { (BorrowedFd::borrow_raw(0), BorrowedFd::borrow_raw(1)) };
         let mut fds = vec![
@@ -186,7 +202,7 @@ impl Mux {
             ),
             PollFd::new(
                 stdout,
-                if self.queue.is_empty() || self.out_broken {
+                if self.queue.is_empty() || self.out_broken || resting.is_some() {
                     PollFlags::empty()
                 } else {
                     PollFlags::POLLOUT
@@ -209,25 +225,26 @@ impl Mux {
                 }
             }
         }
-        // While closing, wake now and then to check the bound even if nothing happens.
-        let timeout = if reading {
-            PollTimeout::NONE
-        } else {
-            PollTimeout::from(100u8)
+        // While closing, wake now and then to check the bound even if nothing happens; while resting, when it ends.
+        let bound = (!reading).then_some(Duration::from_millis(100));
+        let timeout = match (resting, bound) {
+            (Some(rest), Some(bound)) => Some(rest.min(bound)),
+            (rest, bound) => rest.or(bound),
         };
         let none = Events {
             stdin: false,
+            writable: false,
             signalled: false,
             ready: Vec::new(),
         };
-        match poll(&mut fds, timeout) {
-            Ok(_) => {}
-            Err(_) => return none,
+        if ppoll(&mut fds, timeout.map(TimeSpec::from_duration), None).is_err() {
+            return none;
         }
         let is = |fd: &PollFd| fd.any().unwrap_or(false);
         Events {
             signalled: is(&fds[0]),
             stdin: is(&fds[1]),
+            writable: is(&fds[2]),
             ready: sources
                 .into_iter()
                 .zip(&fds[3..])
