@@ -8,6 +8,10 @@ import { LOOK_MAX_MS, LOOK_MS, SILENCE_MS, type WaitingFinding } from './waiting
 
 const binding = loadBinding();
 
+/** Checks fall on a shared grid of this many milliseconds: every watch of a thread due in one tick runs in one wake of
+ * it, where a thousand watches would otherwise each wake it on a millisecond of its own. */
+const TICK_MS = 250;
+
 export type Found = (finding: WaitingFinding | null) => void;
 
 /**
@@ -28,8 +32,9 @@ export function watchSilence(captureId: number, halted: () => boolean, look: (fo
   // A standing finding must be cleared within a second of new output; otherwise nothing is due before the next look.
   const schedule = () => {
     if (stopped) return;
-    const wait = moving || reported !== 'null' ? LOOK_MS : Math.max(0, nextLook - Date.now());
-    timer = setTimeout(check, wait);
+    const now = Date.now();
+    const due = moving || reported !== 'null' ? now + LOOK_MS : Math.max(now, nextLook);
+    timer = setTimeout(check, Math.ceil(due / TICK_MS) * TICK_MS - now);
     timer.unref();
   };
   const change: Found = (finding) => {

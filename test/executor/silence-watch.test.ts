@@ -83,6 +83,30 @@ describe('watchSilence', () => {
     expect(after[0]! - wrote).toBeLessThanOrEqual(SILENCE_MS + LOOK_MS);
   });
 
+  it('wakes once per shared tick for watches started at different moments', () => {
+    const stops: (() => void)[] = [];
+    const looks: number[] = [];
+    const wakes = new Set<number>();
+    const info = binding.info.bind(binding);
+    const checks = vi.spyOn(binding, 'info').mockImplementation((id, stream) => {
+      wakes.add(Date.now());
+      return info(id, stream);
+    });
+    // Fifty commands started 7 ms apart, as a burst of background jobs comes in.
+    for (let i = 0; i < 50; i++) {
+      stops.push(watchSilence(capture, () => false, (found) => (looks.push(Date.now()), found(null)), () => {}));
+      vi.advanceTimersByTime(7);
+    }
+    wakes.clear();
+    vi.advanceTimersByTime(60_000);
+    checks.mockRestore();
+    for (const stop of stops) stop();
+    expect(looks.length).toBeGreaterThanOrEqual(50 * 5);
+    // Each timer firing falls on a 250 ms tick, shared: apart, each round of looks would take 50 wakes.
+    expect([...wakes].every((t) => t % 250 === 0)).toBe(true);
+    expect(wakes.size).toBeLessThan(looks.length / 10);
+  });
+
   it('never sends a second look while one is unanswered', () => {
     const pending: Found[] = [];
     stop = watchSilence(capture, () => false, (found) => pending.push(found), () => {});
