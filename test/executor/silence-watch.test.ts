@@ -94,7 +94,11 @@ describe('watchSilence', () => {
     });
     // Fifty commands started 7 ms apart, as a burst of background jobs comes in.
     for (let i = 0; i < 50; i++) {
-      stops.push(watchSilence(capture, () => false, (found) => (looks.push(Date.now()), found(null)), () => {}));
+      const look = (found: Found) => {
+        looks.push(Date.now());
+        found(null);
+      };
+      stops.push(watchSilence(capture, () => false, look, () => {}));
       vi.advanceTimersByTime(7);
     }
     wakes.clear();
