@@ -32,6 +32,8 @@ const MAX_FRAME: usize = 256 << 20;
 /// The most taken from the channel at once: a whole frame of the runner's (at most its command pipe's 256 KiB of
 /// output), and no more, since every channel's thread keeps its buffer.
 const READ: usize = 256 << 10;
+/// How long the relay waits for more of a frame it began reading, when the channel holds none of it yet.
+const REST: std::time::Duration = std::time::Duration::from_micros(500);
 const STDOUT: u8 = b'O';
 const STDERR: u8 = b'E';
 
@@ -253,12 +255,32 @@ fn fill(channel: &mut File, buf: &mut [u8]) -> (usize, bool) {
     while got < buf.len() {
         match channel.read(&mut buf[got..]) {
             Ok(0) => return (got, true),
-            Ok(n) => got += n,
+            Ok(n) => {
+                got += n;
+                if got < buf.len() && queued(channel) == 0 {
+                    // The rest of a frame is on its way at the channel's speed (the runner sent the header only with
+                    // all of it): a short rest lets ssh write several packets before this thread reads, rather than
+                    // waking it (and paying for the wake in ssh) for each.
+                    std::thread::sleep(REST);
+                }
+            }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(_) => return (got, true),
         }
     }
     (got, false)
+}
+
+/// Bytes waiting in the channel's pipe.
+fn queued(channel: &File) -> usize {
+    let mut held: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into `held`; the fd is open for the call.
+    let ok = unsafe { libc::ioctl(channel.as_raw_fd(), libc::FIONREAD, &mut held) } == 0;
+    if ok {
+        usize::try_from(held).unwrap_or(0)
+    } else {
+        0
+    }
 }
 
 /// Makes reads of the channel wait for bytes: that wait is the relay's flow control.
@@ -474,6 +496,26 @@ mod tests {
         let (r, w) = unsafe { (File::from_raw_fd(r), File::from_raw_fd(w)) };
         blocking(&r);
         (r, w)
+    }
+
+    #[test]
+    fn a_payload_that_arrives_in_pieces_is_gathered_whole_across_rests() {
+        use std::io::Write;
+        let (mut r, mut w) = channel();
+        let payload = pattern(200_000, 3);
+        let sent = payload.clone();
+        let writer = std::thread::spawn(move || {
+            for piece in sent.chunks(32 << 10) {
+                w.write_all(piece).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        let mut buf = vec![0u8; payload.len()];
+        assert_eq!(fill(&mut r, &mut buf), (payload.len(), false));
+        assert!(buf == payload);
+        writer.join().unwrap();
+        // The writer is gone: what is left is the end.
+        assert_eq!(fill(&mut r, &mut buf[..1]), (0, true));
     }
 
     fn spill_dir(tag: &str) -> std::path::PathBuf {
