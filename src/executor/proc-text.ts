@@ -8,6 +8,7 @@ let scratch = Buffer.allocUnsafe(4096);
 
 /** The whole file as latin1 text; throws as readFileSync does (ENOENT, ESRCH) when the process is gone. */
 export function readProcText(path: string): string {
+  // Synchronous by design, in a supervisor worker only (see above): a /proc file, never a disk or cgroupfs.
   const fd = openSync(path, 'r');
   try {
     let length = 0;

@@ -14,14 +14,14 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use napi::bindgen_prelude::{Buffer, Object};
 use napi::{Env, JsDeferred};
 use napi_derive::napi;
-use shellring_core::{registry, Stream};
+use shellring_core::{pipe_moves, registry, Stream};
 
 use crate::guard::{error, guard, id, Result, INVALID_ARGUMENT, NAPI};
 use crate::js_buffer::JsValue;
@@ -257,7 +257,7 @@ fn fill(channel: &mut File, buf: &mut [u8]) -> (usize, bool) {
             Ok(0) => return (got, true),
             Ok(n) => {
                 got += n;
-                if got < buf.len() && queued(channel) == 0 {
+                if got < buf.len() && pipe_moves::waiting(channel.as_fd()) == 0 {
                     // The rest of a frame is on its way at the channel's speed (the runner sent the header only with
                     // all of it): a short rest lets ssh write several packets before this thread reads, rather than
                     // waking it (and paying for the wake in ssh) for each.
@@ -269,18 +269,6 @@ fn fill(channel: &mut File, buf: &mut [u8]) -> (usize, bool) {
         }
     }
     (got, false)
-}
-
-/// Bytes waiting in the channel's pipe.
-fn queued(channel: &File) -> usize {
-    let mut held: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one int into `held`; the fd is open for the call.
-    let ok = unsafe { libc::ioctl(channel.as_raw_fd(), libc::FIONREAD, &mut held) } == 0;
-    if ok {
-        usize::try_from(held).unwrap_or(0)
-    } else {
-        0
-    }
 }
 
 /// Makes reads of the channel wait for bytes: that wait is the relay's flow control.

@@ -6,6 +6,8 @@
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
+use crate::stdio_splice::queued;
+
 /// How long a refill waits while the stream is nearly full: less than the reader takes to empty three quarters of a
 /// 1 MiB pipe even at a gigabyte a second.
 const REST: Duration = Duration::from_micros(500);
@@ -43,12 +45,7 @@ impl Room {
         let Some(capacity) = self.capacity else {
             return;
         };
-        let mut held: libc::c_int = 0;
-        // SAFETY: FIONREAD writes one int into `held`; the fd is borrowed and open.
-        if unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut held) } != 0 {
-            return;
-        }
-        if usize::try_from(held).unwrap_or(0) >= capacity / 4 * 3 {
+        if queued(fd).is_some_and(|held| held >= capacity / 4 * 3) {
             self.until = Some(now + REST);
         }
     }

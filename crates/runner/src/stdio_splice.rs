@@ -168,13 +168,9 @@ impl PipeFrame {
 /// Bytes the pipe holds now; `None` at end-of-file (empty, and no writer left to fill it).
 fn held(pipe: BorrowedFd<'_>) -> Option<usize> {
     loop {
-        let mut held: libc::c_int = 0;
-        // SAFETY: FIONREAD writes one int into `held`; the fd is borrowed and open.
-        if unsafe { libc::ioctl(pipe.as_raw_fd(), libc::FIONREAD, &mut held) } != 0 {
-            return None;
-        }
+        let held = queued(pipe)?;
         if held > 0 {
-            return Some(held as usize);
+            return Some(held);
         }
         // Empty: ended only if no writer is left, which poll says without taking a byte. Bytes that came in between
         // show as readable: look again.
@@ -192,6 +188,16 @@ fn held(pipe: BorrowedFd<'_>) -> Option<usize> {
             Err(_) => return None,
         }
     }
+}
+
+/// Bytes waiting in a pipe now (either end); `None` when the kernel will not say.
+pub fn queued(pipe: BorrowedFd<'_>) -> Option<usize> {
+    let mut held: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into `held`; the fd is borrowed and open.
+    if unsafe { libc::ioctl(pipe.as_raw_fd(), libc::FIONREAD, &mut held) } != 0 {
+        return None;
+    }
+    usize::try_from(held).ok()
 }
 
 /// One non-blocking splice of at most `len` bytes from `pipe` to `out`.
