@@ -31,14 +31,20 @@ export interface Launcher {
  * socket: status lines arrive on it, and ending it is the runner's lifeline.
  */
 export async function launchThrough(send: (fds: number[]) => Promise<void>, request: RunnerRequest, out: number, err: number): Promise<Socket> {
-  const frame = encode(request);
   const [mine, theirs] = binding.socketpair(false);
+  let frame: Buffer;
   let sent: number;
   try {
-    // The request waits in the socket before the runner exists, so the runner reads it as soon as it starts
-    // instead of waiting for this thread to set up its side of the socket.
-    sent = writeEarly(mine, frame);
-    await send([theirs, out, err]);
+    // The descriptors go first, so the server forks while this thread encodes the request: written straight after,
+    // it waits in the socket long before the forked runner comes to read it.
+    const handed = send([theirs, out, err]);
+    try {
+      frame = encode(request);
+      sent = writeEarly(mine, frame);
+    } finally {
+      // Settled before `theirs` is closed, whatever failed: the server may not have been handed it yet.
+      await handed;
+    }
   } catch (error) {
     binding.closeFd(mine);
     throw error;

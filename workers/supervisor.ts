@@ -183,6 +183,10 @@ export class Supervised {
       // The runner died without reporting (SIGKILLed, or ended by our own sweep): bash died with it
       // (PR_SET_PDEATHSIG); what else it left in the command's group or session goes now.
       await sweep(undefined, this.#pgid);
+    } else {
+      // A runner with nothing left hangs up right behind this line. Read in the same pass of the event loop, the
+      // hang-up has been seen by the check phase: the result then says the runner is gone, with nothing to count.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     // The drain settles once the capture is finished: no finish (and no wake of the reactor) is needed here.
     await this.#drain();

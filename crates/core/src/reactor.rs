@@ -7,6 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -72,10 +73,20 @@ fn start(n: usize) -> Result<Thread, String> {
     })
 }
 
+/// Commands sent to the reactor threads since the process started, each with a wake.
+static SENT: AtomicU64 = AtomicU64::new(0);
+
+/// How many commands callers have sent the reactor threads, each waking one: what a caller's call costs it beyond
+/// its own work (the wake of another thread), counted so tests can tell which calls do.
+pub fn commands_sent() -> u64 {
+    SENT.load(Ordering::Relaxed)
+}
+
 fn send(id: u64, command: Command) -> Result<(), Error> {
     let all = threads()?;
     let thread = &all[(id % all.len() as u64) as usize];
     lock(&thread.queue).push(command);
+    SENT.fetch_add(1, Ordering::Relaxed);
     thread.waker.wake().map_err(|e| Error::Io(e.to_string()))
 }
 

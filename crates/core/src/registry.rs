@@ -84,8 +84,9 @@ pub fn write(id: u64, stream: Stream, data: &[u8]) -> Result<(), Error> {
 ///
 /// [`Error::UnknownCapture`] for an id that does not exist.
 pub fn finish(id: u64) -> Result<(), Error> {
-    get(id)?.finish();
-    reactor::stop(id);
+    let capture = get(id)?;
+    capture.finish();
+    stop_readers(id, &capture);
     Ok(())
 }
 
@@ -275,8 +276,16 @@ pub fn free(id: u64) -> Result<(), Error> {
         .remove(&id)
         .ok_or(Error::UnknownCapture(id))?;
     capture.finish();
-    reactor::stop(id);
+    stop_readers(id, &capture);
     Ok(())
+}
+
+/// Closes the capture's pipes in the reactor, which is woken only when some are still attached: a finished command's
+/// capture usually has none left, and waking another thread costs the caller more than the rest of its work.
+fn stop_readers(id: u64, capture: &SharedCapture) {
+    if !capture.readers_done() {
+        reactor::stop(id);
+    }
 }
 
 /// How many captures are live; for leak checks.

@@ -2,7 +2,7 @@
 
 use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
-use nix::sys::socket::{send, MsgFlags};
+use nix::sys::socket::{send, shutdown, MsgFlags, Shutdown};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 pub struct Status {
@@ -59,6 +59,11 @@ impl Status {
                 Err(_) => return,
             }
         }
+    }
+
+    /// Ends the channel both ways, as this process's exit would: the supervisor sees it hang up.
+    pub fn close(&self) {
+        let _ = shutdown(self.fd.as_raw_fd(), Shutdown::Both);
     }
 
     /// Reads and discards what the supervisor sent; returns false once the supervisor is gone (EOF or error).
@@ -124,6 +129,25 @@ mod tests {
         assert!(status.alive());
         drop(peer);
         assert!(!status.alive());
+    }
+
+    #[test]
+    fn a_closed_channel_hangs_up_behind_its_last_line() {
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        let (status, peer) = pair();
+        status.line("exit 0");
+        status.close();
+        let mut fds = [PollFd::new(peer.as_fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::ZERO).unwrap();
+        let events = fds[0].revents().unwrap();
+        assert!(
+            events.contains(PollFlags::POLLIN | PollFlags::POLLHUP),
+            "{events:?}"
+        );
+        let mut buf = [0u8; 64];
+        let n = nix::unistd::read(&peer, &mut buf).unwrap();
+        assert_eq!(&buf[..n], b"exit 0\n");
+        assert_eq!(nix::unistd::read(&peer, &mut buf).unwrap(), 0);
     }
 
     #[test]

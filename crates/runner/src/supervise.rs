@@ -150,22 +150,32 @@ impl Tracker {
 
     /// Reaps every ended child; reports bash's end once. Returns true when no child is left and bash has ended.
     fn reap(&mut self, status: &Status) -> bool {
-        loop {
+        let mut report = None;
+        let done = loop {
             match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
-                Ok(WaitStatus::StillAlive) => return false,
+                Ok(WaitStatus::StillAlive) => break false,
                 Ok(WaitStatus::Exited(pid, code)) if pid == self.bash && self.running => {
                     self.bash_ended();
-                    status.line(&format!("exit {code}"));
+                    report = Some(format!("exit {code}"));
                 }
                 Ok(WaitStatus::Signaled(pid, signal, _)) if pid == self.bash && self.running => {
                     self.bash_ended();
-                    status.line(&format!("signal {}", signal as i32));
+                    report = Some(format!("signal {}", signal as i32));
                 }
                 Ok(_) => {}
                 Err(Errno::EINTR) => {}
                 // ECHILD: nothing left to wait for.
-                Err(_) => return !self.running,
+                Err(_) => break !self.running,
+            }
+        };
+        if let Some(line) = report {
+            status.line(&line);
+            // Nothing is left to supervise: the channel ends with the line, so the supervisor reads bash's end and
+            // this runner's in one wake, and need not look for what the command left behind.
+            if done {
+                status.close();
             }
         }
+        done
     }
 }
