@@ -227,10 +227,7 @@ impl Mux {
         }
         // While closing, wake now and then to check the bound even if nothing happens; while resting, when it ends.
         let bound = (!reading).then_some(Duration::from_millis(100));
-        let timeout = match (resting, bound) {
-            (Some(rest), Some(bound)) => Some(rest.min(bound)),
-            (rest, bound) => rest.or(bound),
-        };
+        let timeout = resting.into_iter().chain(bound).min();
         let none = Events {
             stdin: false,
             writable: false,
