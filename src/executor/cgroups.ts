@@ -131,17 +131,17 @@ function delegatedV2(limits: ResourceLimits): Hierarchy[] | undefined {
     if (!needed.length) return undefined;
     const enabled = read(join(dir, 'cgroup.subtree_control')).split(/\s+/);
     const missing = needed.filter((c) => !enabled.includes(c));
-    // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it, and
-    // the subtree must be whole before the first runner makes a session's cgroup in it. Fails with EBUSY while this
+    // The subtree must be whole before the first runner makes a session's cgroup in it. Fails with EBUSY while this
     // cgroup holds processes itself: then the subtree is not delegated for our use.
+    // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it.
     if (missing.length) writeFileSync(join(dir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
     const base = join(dir, subtreeName());
     // Startup only, as above: the runtime's own subtree, made once before any session's cgroup can go in it.
     mkdirSync(base);
     // Startup only, as above: the commands' weight holds from the first command on.
     if (weighted) writeFileSync(join(base, 'cpu.weight'), String(limits.commandsCpuWeight));
-    // Startup only, as above. Sessions get the cpu controller only for a session weight: without one, CPU stays
-    // shared between processes.
+    // Sessions get the cpu controller only for a session weight: without one, CPU stays shared between processes.
+    // Startup only, as above.
     if (perSession.length) writeFileSync(join(base, 'cgroup.subtree_control'), perSession.map((c) => `+${c}`).join(' '));
     return [{ version: 2, controller: 'unified', base }];
   } catch {
@@ -164,8 +164,8 @@ function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
     if (!mount || own === undefined) continue;
     const base = join(mount.point, own, name);
     try {
-      // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it,
-      // and the subtree must exist before the first runner makes a session's cgroup in it.
+      // The subtree must exist before the first runner makes a session's cgroup in it.
+      // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it.
       mkdirSync(base);
       // Startup only, as above: the commands' weight holds from the first command on.
       if (controller === 'cpu' && limits.commandsCpuWeight !== null) writeFileSync(join(base, 'cpu.shares'), String(shares(limits.commandsCpuWeight)));
@@ -210,5 +210,6 @@ function mountsOf(fstype: string): { point: string; options: string }[] {
 /** Startup only (the SessionCgroups constructor, once per runtime): the probes of cgroupfs and the mount table that
  * decide the containment before any command runs, so no call ever waits on them. */
 function read(path: string): string {
+  // Startup only, as said above.
   return readFileSync(path, 'utf8').trim();
 }

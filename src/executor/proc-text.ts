@@ -8,7 +8,7 @@ let scratch = Buffer.allocUnsafe(4096);
 
 /** The whole file as latin1 text; throws as readFileSync does (ENOENT, ESRCH) when the process is gone. */
 export function readProcText(path: string): string {
-  // Synchronous by design, in a supervisor worker only (see above): a /proc file, never a disk or cgroupfs.
+  // Synchronous by design, in a supervisor worker only, never the main thread (see above): a /proc file, never a disk.
   const fd = openSync(path, 'r');
   try {
     let length = 0;
