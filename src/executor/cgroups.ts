@@ -1,11 +1,12 @@
 // Per-session resource limits: a cgroup per session (v2 where a delegated subtree is available, v1 pids, memory and
 // cpu hierarchies where this process may write them), else a process-count rlimit the runner applies per command.
-// Only startup (finding and making this runtime's subtree) touches cgroupfs from here, synchronously; a session's
+// Only startup (finding and making this runtime's subtree) and close touch cgroupfs from here, synchronously; a session's
 // own cgroups are made and limited by its first command's runner, and ended (killed and removed) by a supervisor
 // worker (see cgroup-sweep.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfinementPlan } from './confinement-plan.js';
+import { leaveBesideCommands, placeBesideCommands } from './server-placement.js';
 
 export interface ResourceLimits {
   /** Processes (threads included) one session may run at once; null for no limit. */
@@ -15,8 +16,9 @@ export interface ResourceLimits {
   /** Relative CPU weight 1-10000 (100 is the kernel's default; cpu.shares on v1); null to leave it. Any weight
    * also makes CPU time shared between sessions, not between their processes. */
   cpuWeight: number | null;
-  /** CPU weight of all this runtime's commands together, 1-10000, against the host's other work and this process's
-   * own threads (cpu.weight of the runtime's cgroup; cpu.shares on v1); null leaves commands where they start. */
+  /** CPU weight of all this runtime's commands together, 1-10000 (cpu.weight of the runtime's cgroup; cpu.shares on
+   * v1): on v1, against this process, which weighs 1000 beside them (server-placement.ts); on v2, against the host's
+   * other work and this process's own threads. null leaves commands where they start. */
   commandsCpuWeight: number | null;
 }
 
@@ -30,6 +32,8 @@ type Hierarchy = {
   base: string;
   /** Commands join the runtime's cgroup itself, not one per session (the v1 cpu hierarchy without a session weight). */
   shared?: boolean;
+  /** The base sits in the pair this process shares with its commands (server-placement.ts). */
+  placed?: boolean;
 };
 
 /** How limits are enforced on this host: one cgroup per session, or only the runner's per-command rlimit. */
@@ -45,6 +49,8 @@ export class SessionCgroups {
   readonly #sessions = new Map<string, string[]>();
   readonly #controls: string[];
   readonly #clear: ClearCgroups;
+  /** This runtime holds a share of the pair this process and its commands live in, until it closes. */
+  #placed: boolean;
   #next = 1;
 
   constructor(limits: ResourceLimits, clear: ClearCgroups) {
@@ -55,6 +61,7 @@ export class SessionCgroups {
     const first = this.#hierarchies[0];
     this.containment = first ? (first.version === 2 ? 'cgroup-v2' : 'cgroup-v1') : 'rlimit';
     this.#controls = this.#controlsFor();
+    this.#placed = this.#hierarchies.some((h) => h.placed);
   }
 
   /** The runner plan's limits for one command of `sessionId`: its session's cgroups and their limits (the runner
@@ -87,6 +94,8 @@ export class SessionCgroups {
     this.#sessions.clear();
     if (dirs.length) await this.#clear(dirs);
     if (this.#hierarchies.length) await this.#clear(this.#hierarchies.map((h) => h.base));
+    if (this.#placed) leaveBesideCommands();
+    this.#placed = false;
   }
 
   /** Control-file writes for every session cgroup, in order; each lands in the hierarchy that has the file.
@@ -162,16 +171,19 @@ function writableV1(limits: ResourceLimits): Hierarchy[] | undefined {
     const mount = mountsOf('cgroup').find((m) => m.options.split(',').includes(controller));
     const own = paths.get(controller);
     if (!mount || own === undefined) continue;
-    const base = join(mount.point, own, name);
+    // Weighted commands go beside this process, in the pair it shares with them (server-placement.ts).
+    const placed = controller === 'cpu' && limits.commandsCpuWeight !== null ? placeBesideCommands(join(mount.point, own)) : undefined;
+    const base = join(placed ?? join(mount.point, own), name);
     try {
       // The subtree must exist before the first runner makes a session's cgroup in it.
       // Startup only (the SessionCgroups constructor, once per runtime, before any command): no call waits on it.
       mkdirSync(base);
       // Startup only, as above: the commands' weight holds from the first command on.
       if (controller === 'cpu' && limits.commandsCpuWeight !== null) writeFileSync(join(base, 'cpu.shares'), String(shares(limits.commandsCpuWeight)));
-      made.push({ version: 1, controller, base, shared: controller === 'cpu' && limits.cpuWeight === null });
+      made.push({ version: 1, controller, base, shared: controller === 'cpu' && limits.cpuWeight === null, placed: placed !== undefined });
     } catch {
       // Not ours to write (an unprivileged user): the runner's rlimit applies instead.
+      if (placed) leaveBesideCommands();
     }
   }
   return made.length ? made : undefined;
