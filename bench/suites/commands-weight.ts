@@ -7,6 +7,7 @@ import { asyncRounds, roundRatios } from '../lib/async-rounds.js';
 import { bareSpawn } from '../lib/js-capture.js';
 import { withLoopDelay } from '../lib/loop-delay.js';
 import { spread, type Spread } from '../lib/percentiles.js';
+import { sequentialMs } from '../lib/timed.js';
 import { withRatios, type Figure } from '../lib/rows.js';
 import type { SuiteResult } from '../lib/types.js';
 import { median, MiB } from '../lib/units.js';
@@ -46,16 +47,6 @@ function busyLoops(): ChildProcess[] {
 const signalAll = (loops: ChildProcess[], signal: NodeJS.Signals): void => {
   for (const child of loops) process.kill(-child.pid!, signal);
 };
-
-async function timedCalls(once: () => Promise<void>): Promise<number[]> {
-  const ms: number[] = [];
-  for (let i = 0; i < PER_ROUND; i++) {
-    const t0 = performance.now();
-    await once();
-    ms.push(performance.now() - t0);
-  }
-  return ms;
-}
 
 export async function run(): Promise<SuiteResult> {
   const runtimes = new Map<number, Runtime>();
@@ -98,7 +89,7 @@ export async function run(): Promise<SuiteResult> {
         if (code !== 0) throw new Error(`bare spawn: exit ${code}`);
       };
       busy = await asyncRounds(
-        [{ name: BARE, once: () => timedCalls(bare) }, ...WEIGHTS.map((weight) => ({ name: name(weight), once: () => timedCalls(tool(weight)) }))],
+        [{ name: BARE, once: () => sequentialMs(bare, PER_ROUND) }, ...WEIGHTS.map((weight) => ({ name: name(weight), once: () => sequentialMs(tool(weight), PER_ROUND) }))],
         ROUNDS,
       );
     } finally {
