@@ -3,7 +3,7 @@
 // processes); inside it the process weighs ten, so all of a runtime's commands together (one, by default) cannot keep
 // the event loop and the capture threads waiting for a CPU, and idle CPU is still the commands'. Startup and close
 // only: no call waits on these synchronous writes.
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Shares of the pair: two ordinary processes, this one and its commands, as they weighed apart. */
@@ -28,6 +28,7 @@ export function placeBesideCommands(own: string): string | undefined {
     placement.users++;
     return placement.pair;
   }
+  removeLeftPairs(own);
   const pair = join(own, `shellring-${process.pid}`);
   const server = join(pair, 'server');
   try {
@@ -71,6 +72,40 @@ export function leaveBesideCommands(): void {
   }
   remove(server);
   remove(pair);
+}
+
+/** Pairs left by processes that ended without closing their runtimes. A pair whose `server` holds no process has no
+ * owner: a live one sits in it until its last runtime closes. Only empty cgroups go (rmdir refuses any other), so a
+ * command still running in one is never touched. Startup only, as above. */
+function removeLeftPairs(own: string): void {
+  let names: string[] = [];
+  try {
+    // Startup only, as above.
+    names = readdirSync(own).filter((name) => /^shellring-\d+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pair = join(own, name);
+    try {
+      // Startup only, as above.
+      if (readFileSync(join(pair, 'server', 'cgroup.procs'), 'utf8').trim() !== '') continue;
+    } catch {
+      // No server: an owner that never got as far as moving in.
+    }
+    removeTree(pair);
+  }
+}
+
+/** Removes a cgroup's empty descendants, then the cgroup, as far as rmdir allows. */
+function removeTree(dir: string): void {
+  try {
+    // Startup only, as above.
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeTree(join(dir, entry.name));
+  } catch {
+    return;
+  }
+  remove(dir);
 }
 
 function remove(dir: string): void {

@@ -5,8 +5,8 @@
 // than the event loop, and commands at the server's own nice value. Read from /proc and cgroupfs, by real commands
 // and of this process's real threads. The cgroup part needs a cpu hierarchy this process may write (root here).
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { bash, text } from '../helpers/calls.js';
 import { runtimes } from '../helpers/runtimes.js';
 
@@ -105,6 +105,37 @@ describe.runIf(writable)('the commands weigh as one cgroup against the server', 
       expect(a![1]).toBe('3072');
       const commands = a![0]!.replace(/\/session-\d+$/, '');
       expect(readFileSync(`${mount}${commands}/cpu.shares`, 'utf8').trim()).toBe('512');
+    }
+  });
+
+  it.runIf(version === 1)('a new pair removes the pairs of processes that ended without closing, never a live one', () => {
+    // A child node process starts its pair where it is born: in this process's own cpu cgroup.
+    const here = `${mount}${cpuHierarchy().own}`;
+    const deadPid = spawnSync('true').pid!;
+    const dead = `${here}/shellring-${deadPid}`;
+    for (const dir of [`${dead}/server`, `${dead}/shellring-${deadPid}-1/session-1`]) mkdirSync(dir, { recursive: true });
+    const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const live = `${here}/shellring-${sleeper.pid}`;
+    mkdirSync(`${live}/server`, { recursive: true });
+    try {
+      writeFileSync(`${live}/server/cgroup.procs`, String(sleeper.pid));
+      const local = new URL('../../dist/src/index.js', import.meta.url).href;
+      const script = `const { createRuntime } = await import(${JSON.stringify(local)}); await (await createRuntime()).close();`;
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+      expect(run.stderr).toBe('');
+      expect(existsSync(dead)).toBe(false);
+      expect(readFileSync(`${live}/server/cgroup.procs`, 'utf8').trim()).toBe(String(sleeper.pid));
+    } finally {
+      sleeper.kill('SIGKILL');
+      // Once the sleeper is reaped its pair is empty and goes.
+      for (let i = 0; i < 100 && existsSync(live); i++) {
+        try {
+          rmdirSync(`${live}/server`);
+          rmdirSync(live);
+        } catch {
+          spawnSync('sleep', ['0.05']);
+        }
+      }
     }
   });
 
