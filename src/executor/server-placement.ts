@@ -41,8 +41,7 @@ export function placeBesideCommands(own: string): string | undefined {
     // Startup only, as above. Threads and children started later are born in it.
     writeFileSync(join(server, 'cgroup.procs'), String(process.pid));
   } catch {
-    remove(server);
-    remove(pair);
+    removeTree(pair);
     return undefined;
   }
   placement = { pair, server, from: own, users: 1 };
@@ -70,8 +69,7 @@ export function leaveBesideCommands(): void {
       // Exited meanwhile.
     }
   }
-  remove(server);
-  remove(pair);
+  removeTree(pair);
 }
 
 /** Pairs left by processes that ended without closing their runtimes. A pair whose `server` holds no process has no
@@ -97,22 +95,15 @@ function removeLeftPairs(own: string): void {
   }
 }
 
-/** Removes a cgroup's empty descendants, then the cgroup, as far as rmdir allows. */
+/** Removes a cgroup's empty descendants, then the cgroup, as far as rmdir allows: one not made, or holding a task
+ * that raced in, stays, and an empty cgroup left behind costs nothing. */
 function removeTree(dir: string): void {
   try {
-    // Startup only, as above.
+    // Startup or close only, as above.
     for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeTree(join(dir, entry.name));
-  } catch {
-    return;
-  }
-  remove(dir);
-}
-
-function remove(dir: string): void {
-  try {
-    // Startup or close only, as above: an empty cgroup of the pair.
+    // Startup or close only, as above.
     rmdirSync(dir);
   } catch {
-    // Not made, or still holding a task that raced in: an empty cgroup left behind costs nothing.
+    // See above.
   }
 }
