@@ -65,6 +65,10 @@ pub struct Ring {
     consumer: u64,
     settled: bool,
     terminal_read: bool,
+    /// The buffer of a chunk just dropped, for the store that follows to fill instead of allocating: at 256 KiB a
+    /// chunk's buffer is mapped and unmapped by the allocator (see the node crate's allocator), so a stream that
+    /// turns its ring over would otherwise fault in fresh pages for every chunk. Never kept past that store.
+    spare: Vec<u8>,
 }
 
 impl Ring {
@@ -79,6 +83,7 @@ impl Ring {
             consumer: 0,
             settled: false,
             terminal_read: false,
+            spare: Vec::new(),
         }
     }
 
@@ -102,8 +107,7 @@ impl Ring {
             .take(3)
             .take_while(|&&b| utf8::is_continuation(b))
             .count();
-        self.chunks.clear();
-        self.retained = 0;
+        self.drop_chunks();
         self.total += carry + skipped + cut as u64;
         self.append(kind, &data[cut..], false);
     }
@@ -187,6 +191,7 @@ impl Ring {
         let len = prefix.len() + body.len();
         if len == 0 {
             self.pending_gap[k] = gap;
+            self.spare = Vec::new();
             return;
         }
         self.pending_gap[k] = false;
@@ -196,8 +201,7 @@ impl Ring {
         if len as u64 > limit {
             // Eviction would drop every older chunk and keep only this one's last `limit` bytes, so
             // copy just those.
-            self.chunks.clear();
-            self.retained = 0;
+            self.drop_chunks();
             let drop = len - limit as usize;
             let at = |i: usize| {
                 if i < prefix.len() {
@@ -210,8 +214,8 @@ impl Ring {
                 .take_while(|&i| utf8::is_continuation(at(i)))
                 .count();
             let start = drop + skip;
+            let mut data = self.buffer(len - start);
             if start < len {
-                let mut data = Vec::with_capacity(len - start);
                 if start < prefix.len() {
                     data.extend_from_slice(&prefix[start..]);
                     data.extend_from_slice(body);
@@ -227,7 +231,12 @@ impl Ring {
             }
             return;
         }
-        let mut data = Vec::with_capacity(len);
+        // The whole chunks this one pushes out go first, so that one of their buffers can hold it; what
+        // `evict` leaves afterwards is the same.
+        while self.retained + len as u64 > limit && !self.chunks.is_empty() {
+            self.pop_chunk();
+        }
+        let mut data = self.buffer(len);
         data.extend_from_slice(prefix);
         data.extend_from_slice(body);
         self.push(Chunk {
@@ -237,6 +246,34 @@ impl Ring {
             data,
         });
         self.evict();
+    }
+
+    /// Drops every chunk, keeping a buffer for the next store.
+    fn drop_chunks(&mut self) {
+        while !self.chunks.is_empty() {
+            self.pop_chunk();
+        }
+    }
+
+    /// Drops the oldest chunk, keeping the larger of its buffer and the spare for the next store.
+    fn pop_chunk(&mut self) {
+        if let Some(head) = self.chunks.pop_front() {
+            self.retained -= head.data.len() as u64;
+            if head.data.capacity() > self.spare.capacity() {
+                self.spare = head.data;
+            }
+        }
+    }
+
+    /// An empty buffer for `len` bytes: the spare when it fits them without holding more than twice as much
+    /// (a ring's memory must follow what it retains), else a new one. The spare is gone either way.
+    fn buffer(&mut self, len: usize) -> Vec<u8> {
+        let mut spare = std::mem::take(&mut self.spare);
+        if spare.capacity() < len || spare.capacity() > len.saturating_mul(2) {
+            return Vec::with_capacity(len);
+        }
+        spare.clear();
+        spare
     }
 
     fn push(&mut self, chunk: Chunk) {
