@@ -3,9 +3,10 @@
  * file) or, with OUT -, nowhere. MODE read: blocking read(2) into one buffer (then write(2) to OUT); MODE splice:
  * splice(2) from the pipe to OUT or /dev/null, no copy through user space at all; MODE direct: splice(2) into OUT
  * opened with O_DIRECT, so the disk takes the pipe's pages without a copy into the page cache (an unaligned end is
- * written buffered). Prints the byte count and the reader's own CPU (user + system, microseconds, the command's
- * processes not counted).
- * usage: reader PIPE_BYTES READ_BYTES read|splice|direct OUT|- COMMAND */
+ * written buffered); MODE relay (OUT -): splice(2) into a second pipe of PIPE_BYTES, then from it to /dev/null, so the
+ * pipe's writer waits only while pages are handed over, never while they are freed. Prints the byte count and the
+ * reader's own CPU (user + system, microseconds, the command's processes not counted).
+ * usage: reader PIPE_BYTES READ_BYTES read|splice|direct|relay OUT|- COMMAND */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -52,11 +53,33 @@ static long long by_splice(int in, int out, size_t size) {
   }
 }
 
+/* Pages moved from the pipe into `relay`, then from `relay` to `out`. */
+static long long by_relay(int in, int relay[2], int out, size_t size) {
+  long long total = 0;
+  for (;;) {
+    ssize_t n = splice(in, NULL, relay[1], NULL, size, SPLICE_F_MOVE);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) return total;
+    total += n;
+    for (ssize_t left = n; left > 0;) {
+      ssize_t m = splice(relay[0], NULL, out, NULL, (size_t)left, SPLICE_F_MOVE);
+      if (m < 0 && errno == EINTR) continue;
+      if (m <= 0) return -1;
+      left -= m;
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 6) return 2;
   int direct = strcmp(argv[3], "direct") == 0;
-  int splicing = direct || strcmp(argv[3], "splice") == 0;
+  int relaying = strcmp(argv[3], "relay") == 0;
+  int splicing = direct || relaying || strcmp(argv[3], "splice") == 0;
   if (!splicing && strcmp(argv[3], "read") != 0) return 2;
+  int relay[2];
+  if (relaying && pipe2(relay, O_CLOEXEC) != 0) return 3;
+  if (relaying) fcntl(relay[0], F_SETPIPE_SZ, atoi(argv[1]));
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return 3;
   fcntl(fds[0], F_SETPIPE_SZ, atoi(argv[1]));
@@ -72,7 +95,9 @@ int main(int argc, char **argv) {
   int out = discard ? (splicing ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1)
                     : open(argv[4], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | (direct ? O_DIRECT : 0), 0600);
   if (!discard && out < 0) return 4;
-  long long total = splicing ? by_splice(fds[0], out, size) : by_read(fds[0], out, size);
+  long long total = relaying ? by_relay(fds[0], relay, out, size)
+                  : splicing ? by_splice(fds[0], out, size)
+                             : by_read(fds[0], out, size);
   if (total < 0) return 4;
   if (out >= 0 && close(out) != 0) return 5;
   struct rusage self;

@@ -1,7 +1,7 @@
 // Capture suite: 1 GiB through the bash tool of createRuntime() (its defaults: 64000-byte tail and the whole stream
-// in a spill file), against a ceiling, the faster in each round of two C readers of the same pipe that each do less
-// work than the capture (blocking reads, and splice(2) with no copy at all), and `dd | cat` pinned to one CPU; CPU per
-// GiB against the C readers' own.
+// in a spill file), against a ceiling, the fastest in each round of C readers of the same pipe that each do less
+// work than the capture (blocking reads, splice(2) with no copy at all, and splice(2) through a relay pipe), and
+// `dd | cat` pinned to one CPU; CPU per GiB against the C readers' own.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,10 +32,11 @@ const PRODUCER = (mib: number): string => `dd if=/dev/zero bs=1M count=${mib} st
 const READER = 'read(2) reader (C), discarding';
 const READER_FILE = 'read(2) reader (C), to a file';
 const SPLICER = 'splice(2) reader (C), to /dev/null';
+const RELAY = 'splice(2) reader (C), through a relay pipe to /dev/null';
 const SPLICER_FILE = 'splice(2) reader (C), to a file';
 const SPLICER_DIRECT = 'splice(2) reader (C), to an O_DIRECT file';
 /** Per round, the faster of the two readers: what the capture, doing more than either, is held against. */
-const CEILING = 'ceiling: faster reader of each round, nothing kept';
+const CEILING = 'ceiling: fastest reader of each round, nothing kept';
 const CEILING_FILE = 'ceiling: faster reader of each round, to a file';
 const DD_PINNED = 'dd | cat >/dev/null, taskset -c 0';
 const RUNTIME = 'bash tool, createRuntime() defaults (tail + spill file)';
@@ -105,7 +106,7 @@ async function toolCall(runtime: Runtime, command: string, bytes: number, who: s
 function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime, mib: number): AsyncCase<Run>[] {
   const producer = PRODUCER(mib);
   const bytes = mib * MiB;
-  const drain = (name: string, mode: 'read' | 'splice' | 'direct', toFile: boolean): AsyncCase<Run> => ({
+  const drain = (name: string, mode: 'read' | 'splice' | 'direct' | 'relay', toFile: boolean): AsyncCase<Run> => ({
     name,
     once: async () => {
       const file = toFile ? path.join(dir, `reader-${++serial}`) : '-';
@@ -117,6 +118,7 @@ function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime,
   return [
     drain(READER, 'read', false),
     drain(SPLICER, 'splice', false),
+    drain(RELAY, 'relay', false),
     drain(READER_FILE, 'read', true),
     drain(SPLICER_FILE, 'splice', true),
     drain(SPLICER_DIRECT, 'direct', true),
@@ -139,7 +141,7 @@ function cases(reader: string, dir: string, runtime: Runtime, tailOnly: Runtime,
 
 function figures(runs: Map<string, Run[]>): Figure[] {
   const measured = (name: string): number[] => runs.get(name)!.map((r) => mbPerSecond(GiB, r.wallMs));
-  const ceilings: Record<string, string[]> = { [CEILING]: [READER, SPLICER], [CEILING_FILE]: [READER_FILE, SPLICER_FILE] };
+  const ceilings: Record<string, string[]> = { [CEILING]: [READER, SPLICER, RELAY], [CEILING_FILE]: [READER_FILE, SPLICER_FILE] };
   const rates = (name: string): number[] => {
     const readers = ceilings[name];
     if (readers === undefined) return measured(name);
@@ -151,7 +153,7 @@ function figures(runs: Map<string, Run[]>): Figure[] {
     const own = rates(name);
     return { name, value: median(own), unit: 'MB/s', extra: { 'x dd|cat pinned': median(roundRatios(own, rates(DD_PINNED))), 'runs MB/s': own } };
   });
-  return [...ceilingRows, ...[READER, SPLICER, READER_FILE, SPLICER_FILE, SPLICER_DIRECT, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
+  return [...ceilingRows, ...[READER, SPLICER, RELAY, READER_FILE, SPLICER_FILE, SPLICER_DIRECT, DD_PINNED, RUNTIME, RUNTIME_TAIL].map((name) => {
     const list = runs.get(name)!;
     const own = rates(name);
     const sum = (pick: (r: Run) => number | null): number | string =>
@@ -228,12 +230,14 @@ export async function run(): Promise<SuiteResult> {
       `MB/s: median of ${ROUNDS} runs per case (1 GiB each), order rotated each round, after one 64 MiB pass; ` +
         'ratios: median of per-round ratios against the baseline named in the row, measured in the same round.',
       `Readers: bench/lib/reader.c, built with cc -O2 by the suite; it grows its pipe to ${PIPE_BYTES} bytes and drains ` +
-        `${READ_BYTES} bytes at a time (shellring's own sizes), with blocking read(2) into one buffer or with splice(2) ` +
-        '(no copy through user space), no event loop, no tail, no second stream. It runs bash -c dd as shellring does; ' +
+        `${READ_BYTES} bytes at a time (shellring's own sizes), with blocking read(2) into one buffer, with splice(2) ` +
+        '(no copy through user space), or with splice(2) into a second pipe, itself spliced to /dev/null (so the ' +
+        'producer waits for its pipe only while pages are handed over, never while they are freed, as in shellring ' +
+        'without a spill file); no event loop, no tail, no second stream. It runs bash -c dd as shellring does; ' +
         '"to a file" puts every byte into a new file in the same temp file system as the spill files; "to an O_DIRECT ' +
         'file" splices into a file opened O_DIRECT (no copy into the page cache; not a ceiling: shellring\'s spill ' +
         'files stay in the page cache). reader cpu: the reader\'s own getrusage, the producer not counted. The ceiling of a ' +
-        'round is the faster of the two readers in that round: each does less work than the capture, so the capture ' +
+        'round is the fastest of its readers in that round: each does less work than the capture, so the capture ' +
         'reaching above it on a quiet machine would mean a broken measurement.',
       'dd | cat >/dev/null runs under taskset -c 0, so both ends share one CPU (its speed on two CPUs swings with ' +
         'scheduling); shown beside each row as a ratio, never a baseline.',

@@ -1,6 +1,7 @@
 //! A capture's memory and the bytes it is behind by: bytes the reactor spliced straight from a pipe into the
-//! spill file, which the tail and the ring have not seen yet. Memory catches up from the file, reading only the
-//! newest bytes it keeps, whenever anyone next locks it, so no reader or writer ever sees it behind.
+//! spill file, or, without a file, into the stream's holding pipe, which the tail and the ring have not seen yet.
+//! Memory catches up, reading only the newest bytes it keeps, whenever anyone next locks it, so no reader or writer
+//! ever sees it behind.
 
 use std::fs::File;
 use std::ops::{Deref, DerefMut};
@@ -8,13 +9,24 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use crate::capture::{Memory, Stream};
+#[cfg(target_os = "linux")]
+use crate::holding::Holding;
 
-/// The part of a stream that is in the spill file only: stream offsets `from..to`, read through `file`.
+/// Where the bytes memory is behind by are.
+#[derive(Debug)]
+enum Source {
+    /// In the spill file, at their stream offsets, through a handle of its own: it outlives the spill dropping the
+    /// file (a full disk, the cap), so bytes already moved into it still reach memory.
+    File(Arc<File>),
+    /// The newest of them in the stream's holding pipe, the older ones dropped.
+    #[cfg(target_os = "linux")]
+    Pipe(Holding),
+}
+
+/// The part of a stream memory has not seen: stream offsets `from..to`.
 #[derive(Debug)]
 struct Behind {
-    /// A handle of its own on the spill file: it outlives the spill dropping the file (a full disk, the cap), so
-    /// bytes already moved into it still reach memory.
-    file: Arc<File>,
+    source: Source,
     from: u64,
     to: u64,
 }
@@ -38,17 +50,73 @@ impl Held {
     pub fn fell_behind(&mut self, stream: Stream, file: &Arc<File>, at: u64, len: usize) {
         let behind = &mut self.behind[stream as usize];
         match behind {
-            Some(b) if b.to == at && Arc::ptr_eq(&b.file, file) => b.to += len as u64,
+            Some(Behind {
+                source: Source::File(f),
+                to,
+                ..
+            }) if *to == at && Arc::ptr_eq(f, file) => *to += len as u64,
             _ => {
                 // Never two runs at once: memory catches up before any other change, and splices follow each other.
                 debug_assert!(behind.is_none(), "memory caught up before the next run");
                 *behind = Some(Behind {
-                    file: file.clone(),
+                    source: Source::File(file.clone()),
                     from: at,
                     to: at + len as u64,
                 });
             }
         }
+    }
+
+    /// Without a spill file: takes the `waiting` bytes of `pipe`, keeping of them only the newest bytes memory
+    /// keeps, in the stream's holding pipe (see `holding`). False when the usual read is to take them: the pipe
+    /// holds no more than memory keeps and nothing is held, no holding pipe can be made, or it refused bytes;
+    /// memory is caught up then, so the read follows every byte taken.
+    #[cfg(target_os = "linux")]
+    pub fn hold_newest(
+        &mut self,
+        stream: Stream,
+        pipe: std::os::fd::BorrowedFd<'_>,
+        waiting: usize,
+        null: std::os::fd::BorrowedFd<'_>,
+        scratch: &mut [u8],
+    ) -> bool {
+        let keep = self.memory.keeps(stream);
+        let index = stream as usize;
+        if !matches!(
+            self.behind[index],
+            None | Some(Behind {
+                source: Source::Pipe(_),
+                ..
+            })
+        ) {
+            self.catch_up();
+        }
+        if self.behind[index].is_none() {
+            let holding = (waiting > keep).then(|| Holding::new(keep)).flatten();
+            let Some(holding) = holding else {
+                return false;
+            };
+            let total = self.memory.tail(stream).total();
+            self.behind[index] = Some(Behind {
+                source: Source::Pipe(holding),
+                from: total,
+                to: total,
+            });
+        }
+        let Some(Behind {
+            source: Source::Pipe(holding),
+            to,
+            ..
+        }) = &mut self.behind[index]
+        else {
+            unreachable!("a holding pipe was just found or made");
+        };
+        let taken = holding.take(pipe, waiting, keep, null, scratch);
+        *to += taken.bytes as u64;
+        if taken.refused {
+            self.catch_up();
+        }
+        !taken.refused
     }
 
     /// Bytes of `stream` that memory is behind by.
@@ -58,8 +126,8 @@ impl Held {
             .map_or(0, |b| b.to - b.from)
     }
 
-    /// Brings memory up to date from the spill files (stdout first, as the reactor reads it first); true when it
-    /// changed anything. A file that cannot be read leaves the bytes counted but not kept, as a gap.
+    /// Brings memory up to date (stdout first, as the reactor reads it first); true when it changed anything. A
+    /// source that cannot be read leaves the bytes counted but not kept, as a gap.
     pub fn catch_up(&mut self) -> bool {
         let mut changed = false;
         for stream in [Stream::Stdout, Stream::Stderr] {
@@ -67,12 +135,18 @@ impl Held {
                 continue;
             };
             let len = b.to - b.from;
-            let newest = len.min(self.memory.keeps(stream) as u64);
-            let mut data = vec![0; newest as usize];
-            let read = b.file.read_exact_at(&mut data, b.to - newest).is_ok();
-            if !read {
-                data.clear();
-            }
+            let data = match b.source {
+                Source::File(file) => {
+                    let newest = len.min(self.memory.keeps(stream) as u64);
+                    let mut data = vec![0; newest as usize];
+                    if file.read_exact_at(&mut data, b.to - newest).is_err() {
+                        data.clear();
+                    }
+                    data
+                }
+                #[cfg(target_os = "linux")]
+                Source::Pipe(mut holding) => holding.read_all(),
+            };
             self.memory
                 .write_after_skip(stream, len - data.len() as u64, &data);
             changed = true;

@@ -5,6 +5,8 @@
 pub mod behind;
 pub mod capture;
 pub mod error;
+#[cfg(target_os = "linux")]
+pub mod holding;
 pub mod line_start;
 pub mod options;
 pub mod pipe;

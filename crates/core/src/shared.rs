@@ -5,7 +5,8 @@
 //! that blocks on a slow disk delays its own stream's file, never the host. `finish` never waits for a spill
 //! lock either: when a writer holds one, that writer closes the file as it lets go. The one file read is memory
 //! catching up with bytes the reactor spliced into a file (see `behind`): the newest bytes memory keeps, just
-//! written, read back from the page cache under the memory lock.
+//! written, read back from the page cache under the memory lock. Without a file, the reactor moves a pipe's pages into
+//! the stream's holding pipe under the memory lock: pages change hands, nothing is copied.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -103,11 +104,12 @@ impl SharedCapture {
 
     /// Takes what a pipe holding `waiting` bytes holds without reading it through memory where it can: while the
     /// stream's spill file is active, every byte goes from the pipe straight into the file and memory catches up
-    /// from the file when next locked (see `behind`); without a file, when the pipe holds more than memory keeps
-    /// of the stream, the oldest bytes are dropped and only the newest read (through `buf`). The tail, the ring
-    /// and the file end as if every byte had been read and written. `None`: nothing was taken (the spill file is
-    /// still to be started, the file system refuses splice(2), or there is nothing to skip), read the pipe as
-    /// usual. `Some(false)`: the capture is finished and what was taken belongs to no result.
+    /// from the file when next locked (see `behind`); without a file, once the pipe holds more than memory keeps of
+    /// the stream, only the newest bytes memory keeps are held, in a pipe of the stream's, and memory catches up
+    /// from there (see `holding`; `buf` serves only where /dev/null refuses a splice). The tail, the ring and the
+    /// file end as if every byte had been read and written. `None`: nothing was taken (the spill file is still to be
+    /// started, the file system refuses splice(2), there is nothing to skip, or the holding pipe refused bytes),
+    /// read the pipe as usual. `Some(false)`: the capture is finished and what was taken belongs to no result.
     #[cfg(target_os = "linux")]
     pub fn take_unread(
         &self,
@@ -127,7 +129,7 @@ impl SharedCapture {
             SpillState::None => None,
             SpillState::Active => self.splice_to_file(stream, &mut spill, pipe, waiting),
             SpillState::Complete | SpillState::Unavailable => {
-                self.skip_oldest(stream, pipe, waiting, null, buf)
+                self.hold_newest(stream, pipe, waiting, null, buf)
             }
         };
         self.stats.publish_spill(stream, spill.state());
@@ -168,9 +170,10 @@ impl SharedCapture {
         Some(true)
     }
 
-    /// Without a file: drops the oldest bytes of a pipe holding more than memory keeps and reads the newest.
+    /// Without a file: keeps only the newest bytes memory keeps of what the pipe holds, in the stream's holding
+    /// pipe, for memory to read when it catches up (see `behind`).
     #[cfg(target_os = "linux")]
-    fn skip_oldest(
+    fn hold_newest(
         &self,
         stream: Stream,
         pipe: std::os::fd::BorrowedFd<'_>,
@@ -178,26 +181,26 @@ impl SharedCapture {
         null: std::os::fd::BorrowedFd<'_>,
         buf: &mut [u8],
     ) -> Option<bool> {
-        use crate::pipe_moves::{drop_oldest, read_full};
-        let keep = self.memory().keeps(stream);
-        if waiting <= keep || keep > buf.len() {
+        if waiting == 0 {
             return None;
         }
-        let skipped = waiting - keep;
-        let dropped = drop_oldest(pipe, null, skipped, buf);
-        let got = read_full(pipe, &mut buf[..keep]);
-        let mut memory = self.memory();
-        if memory.finished() {
+        let mut held = lock(&self.memory);
+        if held.finished() {
             return Some(false);
         }
-        memory.write_after_skip(stream, dropped as u64, &buf[..got]);
-        self.stats.publish(&memory);
-        Some(true)
+        let took = held.hold_newest(stream, pipe, waiting, null, buf);
+        let behind = [held.behind(Stream::Stdout), held.behind(Stream::Stderr)];
+        if behind == [0, 0] {
+            self.stats.publish(&held);
+        } else {
+            self.stats.publish_behind(&held, behind);
+        }
+        took.then_some(true)
     }
 
-    /// The memory, caught up with what the spill files took past it: every access but the reactor's splices goes
-    /// through here, so nothing sees memory behind. Catching up reads at most what memory keeps of each stream from
-    /// files just written, which the page cache holds.
+    /// The memory, caught up with what the spill files or the holding pipes took past it: every access but the
+    /// reactor's splices goes through here, so nothing sees memory behind. Catching up reads at most what memory
+    /// keeps of each stream, from files just written, which the page cache holds, or from a holding pipe.
     fn memory(&self) -> MutexGuard<'_, Held> {
         let mut held = lock(&self.memory);
         if held.catch_up() {

@@ -71,8 +71,9 @@ impl Stats {
     }
 
     /// Publishes `memory` as [`Stats::publish`] does, with each stream's total raised by the bytes memory is
-    /// `behind` by (in the spill file, not yet in memory; see `behind`), and marks the figures as waiting for memory
-    /// to catch up: the stream totals are exact, the rest is read after catching up (see [`Stats::behind`]).
+    /// `behind` by (in the spill file or the holding pipe, not yet in memory; see `behind`), and marks the figures
+    /// as waiting for memory to catch up: the stream totals are exact, the rest is read after catching up (see
+    /// [`Stats::behind`]).
     pub fn publish_behind(&self, memory: &Memory, behind: [u64; 2]) {
         self.publish(memory);
         for stream in [Stream::Stdout, Stream::Stderr] {
@@ -86,7 +87,7 @@ impl Stats {
         self.behind.store(true, Ordering::Release);
     }
 
-    /// Memory is behind its spill files: only the stream totals are current until it catches up.
+    /// Memory is behind its spill files or holding pipes: only the stream totals are current until it catches up.
     pub fn behind(&self) -> bool {
         self.behind.load(Ordering::Acquire)
     }

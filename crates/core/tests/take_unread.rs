@@ -294,3 +294,52 @@ fn a_disk_filling_mid_splice_drops_the_file_and_keeps_the_newest_bytes() {
         "the partial file was removed"
     );
 }
+
+#[test]
+fn without_a_file_only_the_newest_bytes_are_held_and_memory_ends_as_a_full_read_would() {
+    let dir = TempDir::new("take-held");
+    let no_file = CaptureOptions {
+        spill_dir: None,
+        ..options(dir.path())
+    };
+    let capture = SharedCapture::new(7, &no_file);
+    let out = pattern(3000, 6);
+    let mut pipe = Pipe::new();
+    let mut reference = Vec::new();
+    let mut at = 0;
+    // Takes of every size around what memory keeps (24 bytes), stderr written between some of them.
+    for (n, len) in [20, 1, 3, 30, 200, 7, 24, 25, 500, 2190]
+        .into_iter()
+        .enumerate()
+    {
+        pipe.put(&out[at..at + len]);
+        assert!(take(&capture, Stream::Stdout, &pipe));
+        assert_eq!(pipe.waiting(), 0);
+        reference.push((Stream::Stdout, &out[at..at + len]));
+        at += len;
+        assert_eq!(capture.info(Stream::Stdout).total, at as u64);
+        if n % 3 == 2 {
+            capture.write(Stream::Stderr, b"ERR");
+            reference.push((Stream::Stderr, b"ERR"));
+        }
+        // A poll of progress sees memory caught up.
+        let polled = capture.ring_state().unwrap();
+        assert_eq!(polled, capture.read_memory(|m| m.ring().unwrap().state()));
+    }
+    assert_eq!(at, out.len());
+    pipe.put(b"late");
+    capture.finish();
+    assert!(
+        !take(&capture, Stream::Stdout, &pipe),
+        "bytes after the finish belong to no result"
+    );
+    let reference = written(&reference, dir.path());
+    assert_eq!(
+        tail(&capture, Stream::Stdout),
+        tail(&reference, Stream::Stdout)
+    );
+    assert_eq!(tail(&capture, Stream::Stderr), b"ERRERRERR");
+    assert_eq!(ring(&capture), ring(&reference));
+    let info = capture.info(Stream::Stdout);
+    assert_eq!((info.total, info.spill), (3000, SpillState::Unavailable));
+}
