@@ -155,6 +155,7 @@ export const nativeBackend: CaptureBackend = {
     return info;
   },
   tail: (id, stream) => native().tail(id, stream),
+  tailText: (id, stream) => native().tailText(id, stream),
   observe(id, stream, from, max) {
     const t = table;
     const data = native().observe(id, stream, from, max, t);

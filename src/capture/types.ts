@@ -97,6 +97,8 @@ export interface CaptureBackend {
   finish(id: number): void;
   info(id: number, stream: StreamId): StreamInfo;
   tail(id: number, stream: StreamId): Buffer;
+  /** The tail decoded as `tail(...).toString('utf8')` would. */
+  tailText(id: number, stream: StreamId): string;
   observe(id: number, stream: StreamId, from: number, max: number): ObserveResult;
   ringAppend(id: number, kind: ChunkKind, data: Uint8Array, gap: boolean): void;
   ringRead(id: number, max: number): RingRead;

@@ -31,3 +31,23 @@ export const markers = {
 export function appendLine(body: string, line: string): string {
   return body === '' || body.endsWith('\n') ? body + line : `${body}\n${line}`;
 }
+
+/**
+ * Text joined line by line as `appendLine` joins it, without ever reading back what it holds: V8 copies a joined
+ * string into one piece to read its last character, and a command's 64 KB tail comes as a string kept outside its
+ * heap (crates/node/src/js_text.rs), which a result should hold as it is.
+ */
+export class Lines {
+  #text = '';
+  /** The text is not empty and does not end in a newline. */
+  #open = false;
+
+  add(line: string): void {
+    this.#text = this.#open ? `${this.#text}\n${line}` : this.#text + line;
+    this.#open = line !== '' && !line.endsWith('\n');
+  }
+
+  get text(): string {
+    return this.#text;
+  }
+}

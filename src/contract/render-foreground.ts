@@ -1,5 +1,5 @@
 // Renders a foreground bash result into the exact model-facing text of the contract.
-import { appendLine, markers } from './markers.js';
+import { Lines, markers } from './markers.js';
 import { spillUnavailable } from './spill-texts.js';
 
 /** One stream as the renderer needs it: its tail text, and where the whole stream is when the tail was cut. */
@@ -36,21 +36,24 @@ export interface ForegroundFacts {
   leftover?: { count: number; jobId?: string };
 }
 
-function streamText(stream: RenderedStream): string {
-  if (!stream.truncated) return stream.text;
-  const body = appendLine(stream.text, markers.truncated(stream.spillPath));
-  return stream.spillPath === undefined && stream.spillUnavailable !== undefined
-    ? `${body}\n${spillUnavailable.marker(stream.spillUnavailable)}`
-    : body;
+/** A stream's tail, then, when it was cut, where the whole stream is. */
+function addStream(out: Lines, stream: RenderedStream): void {
+  out.add(stream.text);
+  if (!stream.truncated) return;
+  out.add(markers.truncated(stream.spillPath));
+  if (stream.spillPath === undefined && stream.spillUnavailable !== undefined) out.add(spillUnavailable.marker(stream.spillUnavailable));
 }
 
 export function renderForeground(facts: ForegroundFacts, escalationAdvertised = false): string {
-  let body = streamText(facts.stdout);
-  const stderr = streamText(facts.stderr);
-  if (stderr !== '') body = appendLine(body, `${markers.stderr}\n${stderr}`);
-  if (body === '') body = markers.noOutput;
-  for (const line of markerLines(facts, escalationAdvertised)) body = appendLine(body, line);
-  return body;
+  const out = new Lines();
+  addStream(out, facts.stdout);
+  if (facts.stderr.text !== '' || facts.stderr.truncated) {
+    out.add(markers.stderr);
+    addStream(out, facts.stderr);
+  }
+  if (out.text === '') out.add(markers.noOutput);
+  for (const line of markerLines(facts, escalationAdvertised)) out.add(line);
+  return out.text;
 }
 
 function markerLines(facts: ForegroundFacts, escalationAdvertised: boolean): string[] {

@@ -145,7 +145,7 @@ export class StartedCommand implements ProcessHandle {
       return facts;
     }
     const failed = outcome.error === undefined && outcome.exitCode !== 0 && outcome.exitCode !== null;
-    facts.denied = failed && facts.enforcement !== undefined && DENIAL.test(this.#capture.tail(this.captureId, STDERR).toString('utf8'));
+    facts.denied = failed && facts.enforcement !== undefined && DENIAL.test(this.#capture.tailText(this.captureId, STDERR));
     return facts;
   }
 

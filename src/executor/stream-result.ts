@@ -16,7 +16,7 @@ export interface SpillContext {
 
 export function streamResult(capture: CaptureBackend, id: number, stream: StreamId, spill: SpillContext): StreamResult {
   const info = capture.info(id, stream);
-  const result: StreamResult = { text: capture.tail(id, stream).toString('utf8'), truncated: info.truncated };
+  const result: StreamResult = { text: capture.tailText(id, stream), truncated: info.truncated };
   if (!info.truncated) return result;
   // A spill still being written or abandoned is never advertised: the renderer then says (unavailable), and why.
   if (info.spill === 'complete' && info.spillPath) result.spillPath = info.spillPath;

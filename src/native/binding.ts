@@ -83,6 +83,11 @@ export interface NativeBinding {
   info(capture: number, stream: number): NativeStreamInfo;
   /** A copy in a new Buffer (memory V8 owns, freed by the collector like any Buffer). */
   tail(capture: number, stream: number): Buffer;
+  /**
+   * The tail decoded as `tail(...).toString('utf8')` would; a long ASCII tail is an external string, whose characters
+   * stay outside the V8 heap (no young collection copies them) until the collector lets it go.
+   */
+  tailText(capture: number, stream: number): string;
   /** Returns the bytes in a new Buffer and writes `from`, `next`, `lossy` to `table` (`OBSERVE_TABLE` numbers). */
   observe(capture: number, stream: number, from: number, max: number, table: Float64Array): Buffer;
   /** `kind` is a `ChunkCode` (the fast path) or the kind's name. */

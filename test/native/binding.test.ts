@@ -57,6 +57,7 @@ describe('native binding', () => {
         'ringSettle',
         'ringState',
         'tail',
+        'tailText',
         'write',
       ].sort(),
     );
@@ -74,6 +75,25 @@ describe('native binding', () => {
     expect(backend.tail(id, 0).toString()).toBe('after the panic');
     expect(backend.ringRead(id, 100).segments.map((s) => s.data.toString())).toEqual(['after the panic']);
     backend.free(id);
+  });
+
+  it('gives a tail as the string Buffer.toString would, long ASCII ones as external strings', () => {
+    const cases: [string, Buffer][] = [
+      ['empty', Buffer.alloc(0)],
+      ['short', Buffer.from('ok\n')],
+      ['long ASCII', Buffer.from('line\n'.repeat(20_000))],
+      ['long, one non-ASCII character', Buffer.concat([Buffer.from('x'.repeat(10_000)), Buffer.from('é')])],
+      ['long, cut and invalid UTF-8', Buffer.concat([Buffer.from('€'.repeat(9_000)).subarray(1), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82])])],
+    ];
+    for (const [name, bytes] of cases) {
+      const id = backend.create({ stdoutCap: 64_000 });
+      backend.write(id, 0, bytes);
+      const text = backend.tailText(id, 0);
+      const decoded = backend.tail(id, 0).toString('utf8');
+      backend.free(id);
+      // Compared after the capture is gone: the string holds characters of its own.
+      expect(text, name).toBe(decoded);
+    }
   });
 
   it('names an unknown id clearly', () => {

@@ -2,6 +2,7 @@
 // presentCall/presentResult (the exit pill from structuredContent).
 import { describe, expect, it } from 'vitest';
 import { parseExitStatus, presentCall, presentResult, renderForeground, type ToolResult } from '../../src/index.js';
+import { appendLine, Lines } from '../../src/contract/markers.js';
 import { golden, goldenCases } from './golden.js';
 
 describe('renderForeground', () => {
@@ -31,6 +32,28 @@ describe('renderForeground', () => {
     expect(renderForeground({ ...facts, stderr: { text: '', truncated: false }, stdout: { ...cut, spillPath: '/s/1.log' } })).toBe(
       'tail\n[output truncated; full output: /s/1.log]\n[exit code: 1]',
     );
+  });
+
+  it('joins lines as appendLine does, for every sequence of empty, open and newline-ended pieces', () => {
+    const pieces = ['', 'a', 'b\n', '\n', 'c\nd'];
+    const sequences = (n: number): string[][] => (n === 0 ? [[]] : sequences(n - 1).flatMap((s) => pieces.map((p) => [...s, p])));
+    for (const sequence of sequences(4)) {
+      const lines = new Lines();
+      for (const piece of sequence) lines.add(piece);
+      expect(lines.text, JSON.stringify(sequence)).toBe(sequence.reduce(appendLine, ''));
+    }
+  });
+
+  it('renders a cut stderr whose tail kept nothing under its own header', () => {
+    const facts = {
+      exitCode: 2,
+      signal: null,
+      timedOut: false,
+      timeoutMs: 1000,
+      stdout: { text: 'out', truncated: false },
+      stderr: { text: '', truncated: true, spillPath: '/s/err' },
+    };
+    expect(renderForeground(facts)).toBe('out\n[stderr]\n[output truncated; full output: /s/err]\n[exit code: 2]');
   });
 
   it('never shows the escalation hint unless escalation is advertised', () => {

@@ -16,6 +16,11 @@ impl JsValue {
     pub fn of<'a>(value: &impl napi::JsValue<'a>) -> Self {
         JsValue(value.raw())
     }
+
+    /// A raw handle N-API just gave for the current call's scope.
+    pub fn from_raw(value: sys::napi_value) -> Self {
+        JsValue(value)
+    }
 }
 
 impl ToNapiValue for JsValue {

@@ -11,6 +11,7 @@ mod guard;
 mod host_env;
 mod host_process;
 mod js_buffer;
+mod js_text;
 mod pipes;
 // Public: its exports are reached through napi registration only, which a test build does not see.
 pub mod policy;
@@ -66,6 +67,17 @@ pub fn tail(env: Env, capture: f64, stream_id: u32) -> Result<JsValue> {
             })
         })
         .map_err(core_error)?
+    })
+}
+
+/// The retained tail window of a stream as a string, decoded as `Buffer.prototype.toString('utf8')` would (see
+/// `js_text` for where its characters live).
+#[napi]
+pub fn tail_text(env: Env, capture: f64, stream_id: u32) -> Result<JsValue> {
+    guard(|| {
+        let bytes = registry::tail_with(id(capture)?, stream(stream_id)?, |a, b| [a, b].concat())
+            .map_err(core_error)?;
+        js_text::string(&env, bytes)
     })
 }
 

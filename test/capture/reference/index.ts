@@ -56,6 +56,9 @@ export const referenceBackend: CaptureBackend = {
     const index = stream(streamId);
     return getCapture(id).tail(index);
   },
+  tailText(id, streamId) {
+    return referenceBackend.tail(id, streamId).toString('utf8');
+  },
   observe(id, streamId, from, max) {
     checkId(id);
     const index = stream(streamId);
