@@ -41,7 +41,9 @@ function addStream(out: Lines, stream: RenderedStream): void {
   out.add(stream.text);
   if (!stream.truncated) return;
   out.add(markers.truncated(stream.spillPath));
-  if (stream.spillPath === undefined && stream.spillUnavailable !== undefined) out.add(spillUnavailable.marker(stream.spillUnavailable));
+  if (stream.spillPath === undefined && stream.spillUnavailable !== undefined) {
+    out.add(spillUnavailable.marker(stream.spillUnavailable));
+  }
 }
 
 export function renderForeground(facts: ForegroundFacts, escalationAdvertised = false): string {

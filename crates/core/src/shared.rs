@@ -5,8 +5,8 @@
 //! that blocks on a slow disk delays its own stream's file, never the host. `finish` never waits for a spill
 //! lock either: when a writer holds one, that writer closes the file as it lets go. The one file read is memory
 //! catching up with bytes the reactor spliced into a file (see `behind`): the newest bytes memory keeps, just
-//! written, read back from the page cache under the memory lock. Without a file, the reactor moves a pipe's pages into
-//! the stream's holding pipe under the memory lock: pages change hands, nothing is copied.
+//! written, read back from the page cache under the memory lock. Without a file, the reactor moves a pipe's pages
+//! into the stream's holding pipe under the memory lock: pages change hands, nothing is copied.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
