@@ -6,8 +6,9 @@ import { createRuntime, type Runtime } from '../../src/index.js';
 import { asyncRounds, roundRatios } from '../lib/async-rounds.js';
 import { bareSpawn } from '../lib/js-capture.js';
 import { withLoopDelay } from '../lib/loop-delay.js';
-import { spread, type Spread } from '../lib/percentiles.js';
+import type { Spread } from '../lib/percentiles.js';
 import { sequentialMs } from '../lib/timed.js';
+import { p50Figure } from '../lib/p50-figure.js';
 import { withRatios, type Figure } from '../lib/rows.js';
 import type { SuiteResult } from '../lib/types.js';
 import { median, MiB } from '../lib/units.js';
@@ -95,16 +96,7 @@ export async function run(): Promise<SuiteResult> {
     } finally {
       signalAll(loops, 'SIGSTOP');
     }
-    const p50 = (ms: number[]): number => spread(ms).p50;
-    const busyFigure = (key: string): Figure => {
-      const all = busy.get(key)!;
-      const f: Figure = { name: key, value: p50(all.flat()), unit: 'p50 ms', extra: { 'rounds p50 ms': all.map(p50) } };
-      if (key !== BARE) {
-        f.baseline = BARE;
-        f.ratio = median(roundRatios(all.map(p50), busy.get(BARE)!.map(p50)));
-      }
-      return f;
-    };
+    const busyFigure = (key: string): Figure => p50Figure(key, busy, BARE);
 
     return {
       name: 'commands-weight',

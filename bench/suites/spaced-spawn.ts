@@ -4,12 +4,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { createRuntime } from '../../src/index.js';
-import { asyncRounds, roundRatios } from '../lib/async-rounds.js';
+import { asyncRounds } from '../lib/async-rounds.js';
 import { bareSpawn } from '../lib/js-capture.js';
 import { spread } from '../lib/percentiles.js';
+import { p50Figure } from '../lib/p50-figure.js';
 import { withRatios, type Figure } from '../lib/rows.js';
 import type { SuiteResult } from '../lib/types.js';
-import { median } from '../lib/units.js';
 
 const TOOL = "createRuntime() bash tool: 'true'";
 const BARE = "child_process.spawn('bash', ['-c', 'true'])";
@@ -52,16 +52,7 @@ export async function run(): Promise<SuiteResult> {
       ],
       ROUNDS,
     );
-    const p50 = (ms: number[]) => spread(ms).p50;
-    const figure = (name: string): Figure => {
-      const all = rounds.get(name)!;
-      const f: Figure = { name, value: p50(all.flat()), unit: 'p50 ms', extra: { 'p99 ms': spread(all.flat()).p99, 'rounds p50 ms': all.map(p50) } };
-      if (name !== BARE) {
-        f.baseline = BARE;
-        f.ratio = median(roundRatios(all.map(p50), rounds.get(BARE)!.map(p50)));
-      }
-      return f;
-    };
+    const figure = (name: string): Figure => p50Figure(name, rounds, BARE, { 'p99 ms': spread(rounds.get(name)!.flat()).p99 });
     return {
       name: 'spaced-spawn',
       description: `\`true\` through createRuntime()'s bash tool vs a bare child_process.spawn, ${GAP_MS} ms apart`,
