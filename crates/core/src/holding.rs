@@ -49,10 +49,6 @@ impl Holding {
         })
     }
 
-    pub fn held(&self) -> usize {
-        self.held
-    }
-
     /// Takes the `waiting` bytes of `from`, oldest first, keeping only the newest `keep` of everything taken so far
     /// (through `scratch` only where /dev/null refuses a splice). Every byte is moved, not dropped, out of `from`:
     /// moving hands over a page, while dropping frees it, and the writer of `from` waits for its pipe's lock
@@ -159,10 +155,10 @@ mod tests {
                 }
             );
             at += len;
-            assert_eq!(holding.held(), at.min(100));
+            assert_eq!(holding.held, at.min(100));
         }
         assert_eq!(holding.read_all(), &stream[at - 100..]);
-        assert_eq!(holding.held(), 0);
+        assert_eq!(holding.held, 0);
     }
 
     #[test]
