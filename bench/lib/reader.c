@@ -3,9 +3,11 @@
  * file) or, with OUT -, nowhere. MODE read: blocking read(2) into one buffer (then write(2) to OUT); MODE splice:
  * splice(2) from the pipe to OUT or /dev/null, no copy through user space at all; MODE direct: splice(2) into OUT
  * opened with O_DIRECT, so the disk takes the pipe's pages without a copy into the page cache (an unaligned end is
- * written buffered); MODE relay (OUT -): splice(2) into a second pipe of PIPE_BYTES, then from it to /dev/null, so the
- * pipe's writer waits only while pages are handed over, never while they are freed. Prints the byte count and the
- * reader's own CPU (user + system, microseconds, the command's processes not counted).
+ * written buffered); MODE relay: splice(2) into a second pipe of PIPE_BYTES, then from it to OUT or /dev/null, so the
+ * pipe's writer waits only while pages are handed over, never while they are freed or copied into the page cache;
+ * into a file, its blocks are allocated ahead of the writes (fallocate(2), size kept), as far ahead as the file
+ * holds and at most 16 MiB, as shellring's spill files are. Prints the byte count and the reader's own CPU (user +
+ * system, microseconds, the command's processes not counted).
  * usage: reader PIPE_BYTES READ_BYTES read|splice|direct|relay OUT|- COMMAND */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,14 +55,19 @@ static long long by_splice(int in, int out, size_t size) {
   }
 }
 
-/* Pages moved from the pipe into `relay`, then from `relay` to `out`. */
-static long long by_relay(int in, int relay[2], int out, size_t size) {
-  long long total = 0;
+/* Pages moved from the pipe into `relay`, then from `relay` to `out`; a file's blocks allocated ahead. */
+static long long by_relay(int in, int relay[2], int out, int file, size_t size) {
+  long long total = 0, reserved = 0;
   for (;;) {
     ssize_t n = splice(in, NULL, relay[1], NULL, size, SPLICE_F_MOVE);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) return total;
+    if (file && total + n > reserved) {
+      long long ahead = total < 16 << 20 ? total : 16 << 20;
+      long long to = total + n + ahead;
+      if (fallocate(out, FALLOC_FL_KEEP_SIZE, reserved, to - reserved) == 0) reserved = to;
+    }
     total += n;
     for (ssize_t left = n; left > 0;) {
       ssize_t m = splice(relay[0], NULL, out, NULL, (size_t)left, SPLICE_F_MOVE);
@@ -95,10 +102,12 @@ int main(int argc, char **argv) {
   int out = discard ? (splicing ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1)
                     : open(argv[4], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | (direct ? O_DIRECT : 0), 0600);
   if (!discard && out < 0) return 4;
-  long long total = relaying ? by_relay(fds[0], relay, out, size)
+  long long total = relaying ? by_relay(fds[0], relay, out, !discard, size)
                   : splicing ? by_splice(fds[0], out, size)
                              : by_read(fds[0], out, size);
   if (total < 0) return 4;
+  /* Gives back the blocks allocated past the end, as a spill file's close does. */
+  if (relaying && !discard && ftruncate(out, total) != 0) return 5;
   if (out >= 0 && close(out) != 0) return 5;
   struct rusage self;
   getrusage(RUSAGE_SELF, &self);

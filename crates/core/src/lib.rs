@@ -14,6 +14,8 @@ pub mod pipe;
 pub mod pipe_moves;
 pub mod reactor;
 pub mod registry;
+#[cfg(target_os = "linux")]
+pub mod relay;
 pub mod ring;
 pub mod ring_chunk;
 pub mod ring_view;

@@ -154,19 +154,21 @@ impl SharedCapture {
         let reader = spill.reader()?.clone();
         // The file holds the whole stream; only this stream's writers change its total, each under the spill lock.
         let total = self.stats.tail(stream).total;
-        let moved = spill.splice_in(pipe, waiting, total)?;
+        let relayed = spill.splice_in(pipe, waiting, total)?;
         let mut held = lock(&self.memory);
         if held.finished() {
             spill.truncate_to(total);
             return Some(false);
         }
-        if moved > 0 {
-            held.fell_behind(stream, &reader, total, moved);
-            self.stats.publish_behind(
-                &held,
-                [held.behind(Stream::Stdout), held.behind(Stream::Stderr)],
-            );
+        if relayed.in_file > 0 {
+            held.fell_behind(stream, &reader, total, relayed.in_file);
         }
+        if !relayed.stranded.is_empty() {
+            // The file failed after these left the pipe: memory takes them as a read would have.
+            held.catch_up();
+            held.write(stream, &relayed.stranded);
+        }
+        self.publish_held(&held);
         Some(true)
     }
 
@@ -189,13 +191,19 @@ impl SharedCapture {
             return Some(false);
         }
         let took = held.hold_newest(stream, pipe, waiting, null, buf);
+        self.publish_held(&held);
+        took.then_some(true)
+    }
+
+    /// Publishes memory's figures, or only its totals while it is behind.
+    #[cfg(target_os = "linux")]
+    fn publish_held(&self, held: &Held) {
         let behind = [held.behind(Stream::Stdout), held.behind(Stream::Stderr)];
         if behind == [0, 0] {
-            self.stats.publish(&held);
+            self.stats.publish(held);
         } else {
-            self.stats.publish_behind(&held, behind);
+            self.stats.publish_behind(held, behind);
         }
-        took.then_some(true)
     }
 
     /// The memory, caught up with what the spill files or the holding pipes took past it: every access but the

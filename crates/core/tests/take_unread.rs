@@ -253,6 +253,47 @@ fn bytes_spliced_after_the_finish_belong_to_no_result() {
 }
 
 #[test]
+fn a_spill_file_is_allocated_ahead_of_its_writes_and_gives_back_what_it_did_not_use() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = TempDir::new("take-reserve");
+    let capture = SharedCapture::new(7, &options(dir.path()));
+    let stream = pattern(3 << 20, 6);
+    let mut pipe = Pipe::new();
+    pipe.put(&stream[..20]);
+    assert!(take(&capture, Stream::Stdout, &pipe));
+    let path = capture.info(Stream::Stdout).spill_path.unwrap();
+    let on_disk = || {
+        let meta = std::fs::metadata(&path).unwrap();
+        (meta.len(), meta.blocks() * 512)
+    };
+    let mut at = 20;
+    let mut most_ahead = 0;
+    while at < stream.len() {
+        let len = (stream.len() - at).min(256 << 10);
+        pipe.put(&stream[at..at + len]);
+        while pipe.waiting() > 0 {
+            assert!(take(&capture, Stream::Stdout, &pipe));
+        }
+        at += len;
+        let (len, allocated) = on_disk();
+        assert_eq!(len, at as u64, "the file's size is what it holds");
+        most_ahead = most_ahead.max(allocated.saturating_sub(len));
+    }
+    assert!(
+        most_ahead >= 1 << 20,
+        "blocks allocated ahead of the writes: {most_ahead} bytes at most"
+    );
+    capture.finish();
+    let (len, allocated) = on_disk();
+    assert_eq!(len, stream.len() as u64);
+    assert!(
+        allocated < len + (64 << 10),
+        "a finished file holds no blocks past its end: {allocated} bytes for {len}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), stream);
+}
+
+#[test]
 fn a_disk_filling_mid_splice_drops_the_file_and_keeps_the_newest_bytes() {
     let dir = TempDir::new("take-enospc");
     let Some(mount) = common::Tmpfs::mount(dir.path(), "64k") else {
