@@ -30,6 +30,7 @@ import {
 } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { ShellringError } from '../errors.js';
+import { callTurn } from './turns.js';
 
 export interface BashToolDeps {
   executor: Executor;
@@ -97,6 +98,9 @@ export class BashTool {
   }
 
   async call(input: unknown, context: CallContext): Promise<ToolResult> {
+    // A burst of calls begins over several turns of the event loop (see turns.ts).
+    const turn = callTurn();
+    if (turn) await turn;
     try {
       // Validation: the arguments, and what this composition offers.
       const args = parseBashArgs(this.#schema, input);

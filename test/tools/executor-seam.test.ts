@@ -3,11 +3,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { EnvRegistry } from '../../src/env/registry.js';
 import type { ExecRequest, ExecSpec, Executor, ExecutorStats, ProcessHandle, RunResult, SpillRead } from '../../src/executor/types.js';
 import { loadPolicy } from '../../src/policy/load.js';
 import { BashTool } from '../../src/tools/bash.js';
+import { PER_TURN } from '../../src/tools/turns.js';
 import { text } from '../helpers/calls.js';
 
 /** Resolves requests as given and answers every run with `result`; records what reached it. */
@@ -96,6 +98,23 @@ describe('the bash tool over the Executor interface', () => {
     expect(executor.runs).toHaveLength(1);
     expect(executor.runs[0]).toMatchObject({ command: 'make all', workdir: '/srv/work', timeoutMs: 1500, sessionId: 's1' });
     expect(executor.runs[0]!.env).toMatchObject({ DSH_SESSION_ID: 's1' });
+  });
+
+  it('begins a burst of calls over several turns of the event loop, in the order they came', async () => {
+    const executor = new ScriptedExecutor(TIMED_OUT);
+    const bash = tool(executor);
+    await setImmediatePromise();
+    const calls = Array.from({ length: 40 }, (_, i) => bash.call({ command: `echo ${i}`, description: 'burst' }, { sessionId: `s${i}` }));
+    const runsByTurn: number[] = [];
+    while (executor.runs.length < 40) {
+      await setImmediatePromise();
+      runsByTurn.push(executor.runs.length);
+    }
+    await Promise.all(calls);
+    // PER_TURN began in the turn that made the calls, PER_TURN more in each turn after it.
+    expect(runsByTurn.length).toBeGreaterThanOrEqual(40 / PER_TURN - 1);
+    expect(runsByTurn[0]).toBeLessThanOrEqual(2 * PER_TURN);
+    expect(executor.runs.map((run) => run.command)).toEqual(Array.from({ length: 40 }, (_, i) => `echo ${i}`));
   });
 
   it('never hands a command the policy denies to the executor', async () => {
