@@ -67,9 +67,13 @@ const kept: string[] = [];
 const produce = (bytes: number): string => `head -c ${bytes} /dev/zero`;
 
 async function timedDelay(body: () => Promise<void>): Promise<Sample> {
-  const sched = mainThreadSched();
-  const start = performance.now();
-  const { delay } = await withLoopDelay(body);
+  let sched = mainThreadSched();
+  let start = 0;
+  const { delay } = await withLoopDelay(() => {
+    sched = mainThreadSched();
+    start = performance.now();
+    return body();
+  });
   return { delay, wallMs: performance.now() - start, sched: schedSince(sched) };
 }
 
@@ -212,7 +216,9 @@ export async function run(): Promise<SuiteResult> {
         'load they stay open until its last round is over, so each round starts new sessions beside the earlier ones\' files.',
       `Delays are as monitorEventLoopDelay reports them: whole timer intervals, so an idle loop reads about ` +
         `${LOOP_RESOLUTION_MS} ms, not 0. The histogram covers the spawns, the output and the results; each result is ` +
-        'checked as it comes and dropped (on both sides), as a server sends a result and lets it go.',
+        'checked as it comes and dropped (on both sides), as a server sends a result and lets it go. A round\'s calls ' +
+        'are made after the monitor\'s first tick, which records nothing, so the turn that makes them all is counted ' +
+        '(it is what the child_process side\'s maximum is: 400 spawns in one turn).',
       'main cpu / main runq wait: the main thread\'s own CPU time and its time runnable but waiting for a CPU ' +
         '(/proc/<pid>/task/<pid>/schedstat): a loop delay with little CPU and much waiting is the scheduler sharing ' +
         '2 cores among many busy processes, not work on the loop.',
