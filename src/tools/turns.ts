@@ -12,7 +12,8 @@ export const PER_TURN = 4;
 
 /** Calls begun in the current turn. */
 let begun = 0;
-let turnScheduled = false;
+/** Marks the current turn's end, once a call began in it: held against the process's exit only while calls wait. */
+let turnEnd: NodeJS.Immediate | undefined;
 /** Calls waiting for a later turn, oldest first from `head`. */
 let waiting: (() => void)[] = [];
 let head = 0;
@@ -22,22 +23,25 @@ export function callTurn(): Promise<void> | undefined {
   // A turn has room only once every waiting call has begun: each turn begins waiting calls first.
   if (begun < PER_TURN) {
     begun++;
-    scheduleTurn();
+    endOfTurn();
     return undefined;
   }
-  scheduleTurn();
+  endOfTurn().ref();
   return new Promise((resolve) => waiting.push(resolve));
 }
 
-/** The current turn's count ends with it: a new turn begins in the loop's check phase, after the I/O it polled. */
-function scheduleTurn(): void {
-  if (turnScheduled) return;
-  turnScheduled = true;
-  setImmediate(nextTurn);
+/** The current turn's count ends with it: the next begins in the loop's check phase, after the I/O it polled. */
+function endOfTurn(): NodeJS.Immediate {
+  if (turnEnd === undefined) {
+    turnEnd = setImmediate(nextTurn);
+    // A count to reset is no reason to keep the process: an idle runtime leaves nothing behind its last call.
+    turnEnd.unref();
+  }
+  return turnEnd;
 }
 
 function nextTurn(): void {
-  turnScheduled = false;
+  turnEnd = undefined;
   begun = 0;
   while (begun < PER_TURN && head < waiting.length) {
     begun++;
@@ -47,5 +51,7 @@ function nextTurn(): void {
     waiting = [];
     head = 0;
   }
-  if (begun > 0) scheduleTurn();
+  if (begun === 0) return;
+  const end = endOfTurn();
+  if (head < waiting.length) end.ref();
 }

@@ -1,4 +1,5 @@
 // callTurn: at most PER_TURN calls begin in one turn of the event loop; the rest in the turns that follow, in order.
+import { execFileSync } from 'node:child_process';
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { callTurn, PER_TURN } from '../../src/tools/turns.js';
@@ -39,5 +40,18 @@ describe('callTurn', () => {
     });
     await nextLoopTurn();
     expect(begun).toBe(true);
+  });
+
+  it('keeps the process alive while calls wait for a turn, and an idle one exits behind its last call', () => {
+    const turns = JSON.stringify(new URL('../../dist/src/tools/turns.js', import.meta.url).href);
+    const script = (body: string): string =>
+      // The import's own I/O is let settle first: a loop still busy with it would run an unreferenced turn's end too.
+      execFileSync(process.execPath, ['--input-type=module', '-e', `const { callTurn, PER_TURN } = await import(${turns}); await new Promise((r) => setTimeout(r, 20)); ${body}`], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    // With nothing else to keep it, a waiting call alone must: its top-level await would end the process unsettled.
+    expect(script('for (let i = 0; i < PER_TURN; i++) callTurn(); await callTurn(); console.log("begun");')).toBe('begun\n');
+    expect(script('callTurn(); console.log("ran");')).toBe('ran\n');
   });
 });
