@@ -3,9 +3,9 @@
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 #[cfg(target_os = "linux")]
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
-use std::os::unix::io::{AsRawFd, IntoRawFd};
+use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -178,8 +178,8 @@ impl Spill {
 
     /// Moves the oldest `len` bytes waiting in `pipe` into the file, which holds the `total` bytes before them,
     /// without copying them through user space (see `relay`). `None`: no file is being written, or no relay pipe
-    /// could be made, and the caller reads the bytes instead. Otherwise what was moved: fewer than `len` bytes when the pipe ran dry, or when the
-    /// file failed, which is then dropped as [`Spill::write`] drops it.
+    /// could be made, and the caller reads the bytes instead. Otherwise what was moved: fewer than `len` bytes when
+    /// the pipe ran dry, or when the file failed, which is then dropped as [`Spill::write`] drops it.
     #[cfg(target_os = "linux")]
     pub fn splice_in(&mut self, pipe: BorrowedFd<'_>, len: usize, total: u64) -> Option<Relayed> {
         let State::Active { file, reserved, .. } = &mut self.state else {
