@@ -179,17 +179,7 @@ mod tests {
 
     /// An unlinked file holding `bytes`, as a spill file dropped after a full disk is.
     fn file_with(bytes: &[u8]) -> Arc<File> {
-        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("shellring-behind-{}-{n}", std::process::id()));
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .unwrap();
-        std::fs::remove_file(&path).unwrap();
+        let mut file = crate::testing::unlinked_file(false);
         file.write_all(bytes).unwrap();
         Arc::new(file)
     }

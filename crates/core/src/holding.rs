@@ -3,9 +3,9 @@
 //! capture that nobody watches then copies through user space only what memory keeps when it ends, not the newest
 //! bytes of every pipeful.
 
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use crate::pipe_moves::{drop_oldest, read_full, splice, waiting as waiting_in};
+use crate::pipe_moves::{drop_oldest, read_held, splice, waiting as waiting_in};
 
 /// The bytes held at a time are at most what memory keeps; the pipe is asked for twice that at least, so that pipe
 /// buffers spliced in part (a page each, however few bytes) rarely fill its slots first.
@@ -35,12 +35,7 @@ impl Holding {
     /// An empty holding pipe for a stream of which memory keeps `keep` bytes; `None` where no pipe that large can
     /// be made (out of descriptors, or past the user's pipe pages), and the stream is read as usual.
     pub fn new(keep: usize) -> Option<Self> {
-        let (read, write) = crate::pipe::pipe().ok()?;
-        // SAFETY: both fds were just created and are owned here alone.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(read), OwnedFd::from_raw_fd(write)) };
-        // SAFETY: F_GETPIPE_SZ reads a pipe's size and touches no memory of ours.
-        let size = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETPIPE_SZ) };
-        let size = usize::try_from(size).unwrap_or(0);
+        let (read, write, size) = crate::pipe::owned()?;
         (size >= keep.saturating_mul(SLACK)).then_some(Holding {
             read,
             write,
@@ -109,9 +104,7 @@ impl Holding {
 
     /// Reads everything held, emptying the pipe: the newest bytes taken. Fewer than held only if the pipe failed.
     pub fn read_all(&mut self) -> Vec<u8> {
-        let mut data = vec![0; self.held];
-        let got = read_full(self.read.as_fd(), &mut data);
-        data.truncate(got);
+        let data = read_held(self.read.as_fd(), self.held);
         self.held = 0;
         data
     }
@@ -120,15 +113,8 @@ impl Holding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::pipe_with;
     use std::io::Write;
-
-    fn pipe_with(bytes: &[u8]) -> (OwnedFd, std::fs::File) {
-        let (r, w) = crate::pipe::pipe().unwrap();
-        // SAFETY: both fds were just created and are owned here alone.
-        let (r, mut w) = unsafe { (OwnedFd::from_raw_fd(r), std::fs::File::from_raw_fd(w)) };
-        w.write_all(bytes).unwrap();
-        (r, w)
-    }
 
     fn null() -> std::fs::File {
         std::fs::OpenOptions::new()

@@ -24,6 +24,8 @@ pub mod spill;
 pub mod spill_root;
 pub mod stats;
 pub mod tail;
+#[cfg(test)]
+mod testing;
 pub mod utf8;
 
 pub use capture::{Capture, Memory, Stream, StreamInfo};

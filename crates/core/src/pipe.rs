@@ -2,6 +2,8 @@
 //! and grown so a fast writer rarely waits.
 
 use std::os::fd::RawFd;
+#[cfg(target_os = "linux")]
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use crate::error::Error;
 
@@ -27,6 +29,18 @@ pub fn pipe() -> Result<(RawFd, RawFd), Error> {
         );
     }
     Ok((fds[0], fds[1]))
+}
+
+/// A pipe of the reactor's own, made as [`pipe`] makes one: its read end, its write end and its size in bytes (as
+/// grown: past the user's pipe pages it stays one page). `None` where none can be made (out of descriptors).
+#[cfg(target_os = "linux")]
+pub fn owned() -> Option<(OwnedFd, OwnedFd, usize)> {
+    let (read, write) = pipe().ok()?;
+    // SAFETY: both fds were just created and are owned here alone.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(read), OwnedFd::from_raw_fd(write)) };
+    // SAFETY: F_GETPIPE_SZ reads a pipe's size and touches no memory of ours.
+    let size = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    Some((read, write, usize::try_from(size).unwrap_or(0)))
 }
 
 #[cfg(target_os = "linux")]

@@ -74,6 +74,14 @@ pub fn read_full(pipe: BorrowedFd<'_>, buf: &mut [u8]) -> usize {
     got
 }
 
+/// Reads the `len` bytes a pipe of ours holds (fewer only if it holds fewer), emptying it of them.
+pub fn read_held(pipe: BorrowedFd<'_>, len: usize) -> Vec<u8> {
+    let mut bytes = vec![0; len];
+    let got = read_full(pipe, &mut bytes);
+    bytes.truncate(got);
+    bytes
+}
+
 /// One read(2); 0 at end-of-file, on EAGAIN or on an error.
 fn read(pipe: BorrowedFd<'_>, buf: &mut [u8]) -> usize {
     loop {
@@ -91,24 +99,15 @@ fn read(pipe: BorrowedFd<'_>, buf: &mut [u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read, Seek, Write};
-    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-
-    fn pipe_with(bytes: &[u8]) -> (OwnedFd, OwnedFd) {
-        let (r, w) = crate::pipe::pipe().unwrap();
-        // SAFETY: both fds were just created and are owned here alone.
-        let (r, w) = unsafe { (OwnedFd::from_raw_fd(r), OwnedFd::from_raw_fd(w)) };
-        std::fs::File::from(w.try_clone().unwrap())
-            .write_all(bytes)
-            .unwrap();
-        (r, w)
-    }
+    use crate::testing::{pipe_with, unlinked_file};
+    use std::io::{Read, Seek};
+    use std::os::fd::AsFd;
 
     #[test]
     fn splices_the_oldest_bytes_to_a_file_and_reads_the_newest() {
         let (r, _w) = pipe_with(b"0123456789");
         assert_eq!(waiting(r.as_fd()), 10);
-        let mut file = tempfile();
+        let mut file = unlinked_file(false);
         assert_eq!(splice(r.as_fd(), file.as_fd(), 6).unwrap(), 6);
         let mut buf = [0u8; 8];
         assert_eq!(read_full(r.as_fd(), &mut buf), 4);
@@ -137,19 +136,5 @@ mod tests {
         assert_eq!(read_full(r.as_fd(), &mut buf), 1);
         assert_eq!(&buf[..1], b"f");
         drop(w);
-    }
-
-    fn tempfile() -> std::fs::File {
-        let path =
-            std::env::temp_dir().join(format!("shellring-pipe-moves-{}", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .unwrap();
-        std::fs::remove_file(&path).unwrap();
-        file
     }
 }

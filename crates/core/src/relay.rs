@@ -6,9 +6,9 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use crate::pipe_moves::{read_full, splice};
+use crate::pipe_moves::{read_held, splice};
 
 /// A relay pipe smaller than this moves too little per splice to be worth its two descriptors.
 const MIN_SIZE: usize = 64 * 1024;
@@ -59,12 +59,7 @@ pub fn into_file(
 
 impl Relay {
     fn new() -> Option<Self> {
-        let (read, write) = crate::pipe::pipe().ok()?;
-        // SAFETY: both fds were just created and are owned here alone.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(read), OwnedFd::from_raw_fd(write)) };
-        // SAFETY: F_GETPIPE_SZ reads a pipe's size and touches no memory of ours.
-        let size = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETPIPE_SZ) };
-        let size = usize::try_from(size).unwrap_or(0);
+        let (read, write, size) = crate::pipe::owned()?;
         (size >= MIN_SIZE).then_some(Relay { read, write, size })
     }
 
@@ -84,12 +79,12 @@ impl Relay {
                         done.in_file += m;
                     }
                     Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                        let bytes = self.take(left);
+                        let bytes = read_held(self.read.as_fd(), left);
                         left = 0;
                         write_from_memory(file, bytes, &mut done);
                     }
                     _ => {
-                        done.stranded = self.take(left);
+                        done.stranded = read_held(self.read.as_fd(), left);
                         left = 0;
                         done.failed = true;
                     }
@@ -100,14 +95,6 @@ impl Relay {
             }
         }
         done
-    }
-
-    /// Reads the `len` bytes the relay holds, emptying it.
-    fn take(&self, len: usize) -> Vec<u8> {
-        let mut bytes = vec![0; len];
-        let got = read_full(self.read.as_fd(), &mut bytes);
-        bytes.truncate(got);
-        bytes
     }
 }
 
@@ -124,35 +111,8 @@ fn write_from_memory(file: &mut File, bytes: Vec<u8>, done: &mut Relayed) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{pipe_with, unlinked_file};
     use std::io::{Read, Seek};
-
-    fn pipe_with(bytes: &[u8]) -> (OwnedFd, File) {
-        let (r, w) = crate::pipe::pipe().unwrap();
-        // SAFETY: both fds were just created and are owned here alone.
-        let (r, mut w) = unsafe { (OwnedFd::from_raw_fd(r), File::from_raw_fd(w)) };
-        w.write_all(bytes).unwrap();
-        (r, w)
-    }
-
-    /// An unlinked file of its own, for reading and writing (and appending only, with `append`).
-    fn file_of(append: bool) -> File {
-        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("shellring-relay-{}-{n}", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .append(append)
-            .create_new(true)
-            .open(&path)
-            .unwrap();
-        std::fs::remove_file(&path).unwrap();
-        file
-    }
-
-    fn file() -> File {
-        file_of(false)
-    }
 
     fn contents(mut file: File) -> Vec<u8> {
         let mut bytes = Vec::new();
@@ -165,7 +125,7 @@ mod tests {
     fn moves_every_byte_in_order_across_chunks_and_files() {
         let stream: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
         let (r, _w) = pipe_with(&stream);
-        let (mut first, mut second) = (file(), file());
+        let (mut first, mut second) = (unlinked_file(false), unlinked_file(false));
         // A chunk that is not a multiple of a page, and a second file after the first: the relay carries nothing
         // from one call to the next.
         let a = into_file(r.as_fd(), &mut first, 100_001, 12_345).unwrap();
@@ -181,7 +141,7 @@ mod tests {
         // splice(2) refuses a file opened O_APPEND (EINVAL), which write(2) takes.
         let stream: Vec<u8> = (0..70_000u32).map(|i| (i % 253) as u8).collect();
         let (r, _w) = pipe_with(&stream);
-        let mut appending = file_of(true);
+        let mut appending = unlinked_file(true);
         let done = into_file(r.as_fd(), &mut appending, 70_000, 16_384).unwrap();
         assert_eq!(
             (done.in_file, done.failed, done.stranded.len()),

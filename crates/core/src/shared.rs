@@ -160,6 +160,9 @@ impl SharedCapture {
             spill.truncate_to(total);
             return Some(false);
         }
+        if relayed.in_file == 0 && relayed.stranded.is_empty() {
+            return Some(true);
+        }
         if relayed.in_file > 0 {
             held.fell_behind(stream, &reader, total, relayed.in_file);
         }
