@@ -186,6 +186,18 @@ describe('ring', () => {
     ]);
   });
 
+  it('stores a long append in quarter-limit pieces cut at character starts, so a small append pushes out little', () => {
+    const ring = new Ring(1000, 16);
+    ring.append('stdout', Buffer.alloc(1000, 'a'), false);
+    ring.append('stdout', t('bbbbbbbbbb'), false);
+    // Whole chunks are evicted: one chunk of 1000 bytes, pushed out by 10, would leave 10.
+    expect(ring.state()).toMatchObject({ total: 1010, earliest: 250, retained: 760 });
+    const euros = new Ring(1000, 16);
+    euros.append('stdout', t('€'.repeat(400)), false);
+    for (const [, , text] of texts(euros, 0, 2000)) expect(Buffer.from(text, 'latin1').toString('utf8')).not.toContain('\ufffd');
+    expect(euros.state().retained).toBeGreaterThanOrEqual(750);
+  });
+
   it('evicts whole head chunks, then trims a single chunk to its last limit bytes with the start skip', () => {
     const ring = new Ring(4, 2);
     ring.append('stdout', t('ab'), false);

@@ -184,7 +184,9 @@ impl Ring {
         self.carry[k] = held;
     }
 
-    /// Stores `prefix ++ body` as one chunk (copying it once), then evicts.
+    /// Stores `prefix ++ body` in chunks of at most a quarter of the limit (copying it once), evicting as it goes.
+    /// Eviction drops whole chunks: a chunk as large as the limit, pushed out by a small one, would leave the ring
+    /// holding little more than the small one. With quarter chunks it holds at least three quarters of the limit.
     fn store(&mut self, kind: ChunkKind, prefix: &[u8], body: &[u8], gap: bool) {
         let k = kind.index();
         let gap = gap || self.pending_gap[k];
@@ -195,14 +197,13 @@ impl Ring {
             return;
         }
         self.pending_gap[k] = false;
-        let offset = self.total;
-        self.total += len as u64;
-        let limit = self.limit();
-        if len as u64 > limit {
-            // Eviction would drop every older chunk and keep only this one's last `limit` bytes, so
-            // copy just those.
+        let limit = self.limit() as usize;
+        let (mut prefix, mut body): (&[u8], &[u8]) = (prefix, body);
+        if len > limit {
+            // Eviction would drop every older chunk and all but this data's last `limit` bytes: only those are
+            // copied, from a character's start.
             self.drop_chunks();
-            let drop = len - limit as usize;
+            let drop = len - limit;
             let at = |i: usize| {
                 if i < prefix.len() {
                     prefix[i]
@@ -214,23 +215,28 @@ impl Ring {
                 .take_while(|&i| utf8::is_continuation(at(i)))
                 .count();
             let start = drop + skip;
-            let mut data = self.buffer(len - start);
-            if start < len {
-                if start < prefix.len() {
-                    data.extend_from_slice(&prefix[start..]);
-                    data.extend_from_slice(body);
-                } else {
-                    data.extend_from_slice(&body[start - prefix.len()..]);
-                }
-                self.push(Chunk {
-                    offset: offset + start as u64,
-                    kind,
-                    gap,
-                    data,
-                });
-            }
-            return;
+            self.total += start as u64;
+            (prefix, body) = if start < prefix.len() {
+                (&prefix[start..], body)
+            } else {
+                (&[][..], &body[start - prefix.len()..])
+            };
         }
+        let piece = (limit / 4).max(4);
+        let mut first = true;
+        while !prefix.is_empty() || !body.is_empty() {
+            let cut = piece_end(body, piece.saturating_sub(prefix.len()).max(1));
+            self.store_chunk(kind, prefix, &body[..cut], gap && first);
+            (prefix, body, first) = (&[], &body[cut..], false);
+        }
+    }
+
+    /// Stores `prefix ++ body` as one chunk, after the whole chunks it pushes out, then evicts.
+    fn store_chunk(&mut self, kind: ChunkKind, prefix: &[u8], body: &[u8], gap: bool) {
+        let len = prefix.len() + body.len();
+        let offset = self.total;
+        self.total += len as u64;
+        let limit = self.limit();
         // The whole chunks this one pushes out go first, so that one of their buffers can hold it; what
         // `evict` leaves afterwards is the same.
         while self.retained + len as u64 > limit && !self.chunks.is_empty() {
@@ -462,6 +468,25 @@ impl Ring {
             self.terminal_read = true;
             self.evict();
         }
+    }
+}
+
+/// Where a chunk of at most `room` bytes of `body` ends: at `room`, moved back to a character's start (or on to
+/// the next one, where the character is all the room there is), or at `body`'s end.
+fn piece_end(body: &[u8], room: usize) -> usize {
+    if room >= body.len() {
+        return body.len();
+    }
+    let back = body[..=room]
+        .iter()
+        .rev()
+        .take(3)
+        .take_while(|&&b| utf8::is_continuation(b))
+        .count();
+    if back < room {
+        room - back
+    } else {
+        room + utf8::start_skip(&body[room..])
     }
 }
 

@@ -41,6 +41,15 @@ function join(a: Uint8Array, b: Uint8Array, from: number): Buffer {
   return out;
 }
 
+/** Where a chunk of at most `room` bytes of `body` ends: at `room`, moved back to a character's start (or on to the
+ * next one, where the character is all the room there is), or at `body`'s end. */
+function pieceEnd(body: Uint8Array, room: number): number {
+  if (room >= body.length) return body.length;
+  let back = 0;
+  while (back < 3 && back <= room && isContinuation(body[room - back]!)) back++;
+  return back < room ? room - back : room + startSkip(body, room);
+}
+
 export class Ring {
   total = 0;
   consumer = 0;
@@ -197,7 +206,8 @@ export class Ring {
     };
   }
 
-  /** Stores `prefix ++ body` as one chunk at offset `total`, then evicts. */
+  /** Stores `prefix ++ body` at offset `total` in chunks of at most a quarter of the limit (cut at character starts),
+   * evicting after each: eviction drops whole chunks, and quarter chunks leave at least three quarters retained. */
   private store(kind: ChunkKind, prefix: Uint8Array, body: Uint8Array, gap: boolean): void {
     const withGap = gap || this.pendingGap[kind];
     const length = prefix.length + body.length;
@@ -206,19 +216,29 @@ export class Ring {
       return;
     }
     this.pendingGap[kind] = false;
-    const offset = this.total;
-    this.total += length;
     const limit = this.limit;
+    let [pre, rest] = [prefix, body];
     if (length > limit) {
-      // Eviction would drop every older chunk and keep only this one's last `limit` bytes (start-skipped).
+      // Eviction would drop every older chunk and all but the last `limit` bytes (start-skipped).
       this.dropAll();
       const dropped = length - limit;
       let start = dropped;
       while (start < length && start - dropped < 3 && isContinuation(byteAt(prefix, body, start))) start++;
-      if (start < length) this.push({ offset: offset + start, kind, gap: withGap, data: join(prefix, body, start) });
-      return;
+      this.total += start;
+      [pre, rest] = start < prefix.length ? [prefix.subarray(start), body] : [EMPTY, body.subarray(start - prefix.length)];
     }
-    this.push({ offset, kind, gap: withGap, data: join(prefix, body, 0) });
+    const piece = Math.max(Math.floor(limit / 4), 4);
+    for (let first = true; pre.length > 0 || rest.length > 0; first = false) {
+      const cut = pieceEnd(rest, Math.max(piece - pre.length, 1));
+      this.storeChunk({ offset: this.total, kind, gap: withGap && first, data: join(pre, rest.subarray(0, cut), 0) });
+      [pre, rest] = [EMPTY, rest.subarray(cut)];
+    }
+  }
+
+  /** Stores one chunk at offset `total`, then evicts. */
+  private storeChunk(chunk: Chunk): void {
+    this.total += chunk.data.length;
+    this.push(chunk);
     this.evict();
   }
 

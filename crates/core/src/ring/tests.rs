@@ -132,6 +132,45 @@ fn evicts_whole_head_chunks() {
 }
 
 #[test]
+fn a_large_append_pushed_out_by_a_small_one_leaves_most_of_the_limit() {
+    // Whole chunks are evicted: one as large as the limit, pushed out by 10 bytes, once left only those 10.
+    let mut r = ring(1000, 16);
+    r.append(Stdout, &[b'a'; 1000], false);
+    r.append(Stdout, &[b'b'; 10], false);
+    let read = r.observe(0, 2000);
+    assert_eq!(read.meta.total, 1010);
+    assert!(
+        r.state().retained >= 750,
+        "{} bytes retained",
+        r.state().retained
+    );
+    let kept = bytes(&read);
+    assert_eq!(kept.len() as u64, read.meta.total - read.meta.earliest);
+    assert!(kept.ends_with(&[b'b'; 10]));
+}
+
+#[test]
+fn an_append_stored_in_pieces_cuts_no_character() {
+    let mut r = ring(1000, 16);
+    let euros = "€".repeat(400); // 1200 bytes: its last 1000 in pieces of at most 250
+    r.append(Stdout, euros.as_bytes(), false);
+    r.append(Stdout, b"!", false);
+    let read = r.observe(0, 2000);
+    for segment in &read.segments {
+        assert!(
+            std::str::from_utf8(&segment.data).is_ok(),
+            "a piece cut a character"
+        );
+    }
+    assert!(
+        r.state().retained >= 750,
+        "{} bytes retained",
+        r.state().retained
+    );
+    assert_eq!(read.meta.total, 1201);
+}
+
+#[test]
 fn a_single_chunk_over_the_limit_keeps_its_last_bytes_start_skipped() {
     let mut r = ring(4, 4);
     r.append(Stdout, b"ab", false);
