@@ -1,11 +1,12 @@
 // The read policy's paths: the credential stores denied by default, and what a session view shows beside the system
-// (the command's toolchains under a home, and the expansion of ~/ and * in denied paths). Read per confined call,
-// asynchronously: a home or key file made after start is denied too, and the event loop never waits on the disk.
-import { lstat, realpath } from 'node:fs/promises';
+// (the command's toolchains under a home, and the expansion of ~/ and * in denied paths). Derived per confined call
+// from what the directories hold now (kept while unchanged, see watched.ts): a home or key file made after start is
+// denied too, and the event loop never waits on the disk.
+import { lstat, readdir, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { z } from 'zod';
-import { dirEntries } from './dir-entries.js';
+import { watched } from './watched.js';
 
 /** The usual credential stores: never readable by a confined command, whatever the read policy. */
 export const DEFAULT_READ_DENY = [
@@ -48,21 +49,22 @@ export async function homes(): Promise<string[]> {
   return [...found];
 }
 
-/** Every path an entry of readDeny names on this host now (`~/` under each home, `*` within the last component).
- * The absolute entries are expanded while the homes are still being listed. */
+/** Every path an entry of readDeny names on this host now (`~/` under each home, `*` within the last component), in
+ * the entries' order. */
 export async function expandDenied(entries: readonly string[], homeDirs: readonly string[] | Promise<readonly string[]>): Promise<string[]> {
-  const homes = Promise.resolve(homeDirs);
-  const expanded = entries.map(async (entry) => {
-    if (!entry.startsWith('~/')) return expandStar(entry);
-    const paths = (await homes).map((home) => join(home, entry.slice(2)));
-    return (await Promise.all(paths.map(expandStar))).flat();
-  });
-  return [...new Set((await Promise.all(expanded)).flat())];
+  const homes = await homeDirs;
+  const paths = entries.flatMap((entry) => (entry.startsWith('~/') ? homes.map((home) => join(home, entry.slice(2))) : [entry]));
+  const listed = new Map(await Promise.all(paths.filter(hasStar).map(async (path) => [path, await expandStar(path)] as const)));
+  return [...new Set(paths.flatMap((path) => listed.get(path) ?? [path]))];
 }
 
+function hasStar(path: string): boolean {
+  return path.slice(path.lastIndexOf('/') + 1).includes('*');
+}
+
+/** The entries of `path`'s directory its last component matches, `*` standing for any run of characters. */
 async function expandStar(path: string): Promise<string[]> {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  if (!name.includes('*')) return [path];
   const dir = dirname(path);
   const pattern = new RegExp(`^${name.split('*').map(escapeRegExp).join('.*')}$`);
   try {
@@ -70,6 +72,11 @@ async function expandStar(path: string): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+/** The names in `dir` now (rejects as readdir does, for a directory that is absent or unreadable). */
+function dirEntries(dir: string): Promise<readonly string[]> {
+  return watched(`entries of ${dir}`, dir, () => readdir(dir));
 }
 
 function escapeRegExp(text: string): string {
@@ -95,13 +102,15 @@ export function toolchains(path: string | undefined, homeDirs: readonly string[]
 }
 
 /** Where /etc/resolv.conf leads when it is a link out of /etc (systemd-resolved's stub): name resolution needs it. */
-export async function resolverTarget(): Promise<string | undefined> {
-  try {
-    // Resolved only when it is a link: a plain file is in /etc, which the view shows.
-    if (!(await lstat('/etc/resolv.conf')).isSymbolicLink()) return undefined;
-    const target = await realpath('/etc/resolv.conf');
-    return target.startsWith('/etc/') ? undefined : target;
-  } catch {
-    return undefined;
-  }
+export function resolverTarget(): Promise<string | undefined> {
+  return watched('resolver', '/etc', async () => {
+    try {
+      // Resolved only when it is a link: a plain file is in /etc, which the view shows.
+      if (!(await lstat('/etc/resolv.conf')).isSymbolicLink()) return undefined;
+      const target = await realpath('/etc/resolv.conf');
+      return target.startsWith('/etc/') ? undefined : target;
+    } catch {
+      return undefined;
+    }
+  });
 }

@@ -1,0 +1,77 @@
+// The read policy's view of the directories it lists: kept while they are unchanged (read once, not per call), and
+// a change made before a call seen by that call, even one made an instant before it from inside an I/O callback.
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expandDenied } from '../../src/sandbox/read-policy.js';
+import { watched } from '../../src/sandbox/watched.js';
+
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'shellring-watched-'));
+}
+
+describe('watched', () => {
+  it('reads a directory once while it is unchanged, again after each change', async () => {
+    const dir = scratch();
+    try {
+      let reads = 0;
+      const read = async () => ++reads;
+      for (let i = 0; i < 5; i++) expect(await watched(`count ${dir}`, dir, read)).toBe(1);
+      await writeFile(join(dir, 'a'), '');
+      expect(await watched(`count ${dir}`, dir, read)).toBe(2);
+      expect(await watched(`count ${dir}`, dir, read)).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('denies a key file made just before a call, however the change was made', async () => {
+    const dir = scratch();
+    const entry = [`${dir}/*_key`];
+    try {
+      writeFileSync(join(dir, 'a'), '');
+      expect(await expandDenied(entry, [])).toEqual([]);
+      // Made from an fs callback (the poll phase), then expanded at once: the watch's event is read before use.
+      await writeFile(join(dir, 'b_key'), '');
+      expect(await expandDenied(entry, [])).toEqual([join(dir, 'b_key')]);
+      writeFileSync(join(dir, 'c_key'), '');
+      expect((await expandDenied(entry, [])).sort()).toEqual([join(dir, 'b_key'), join(dir, 'c_key')]);
+      // By another process.
+      execFileSync('touch', [join(dir, 'd_key')]);
+      expect((await expandDenied(entry, [])).sort()).toEqual(['b_key', 'c_key', 'd_key'].map((name) => join(dir, name)));
+      await rm(join(dir, 'b_key'));
+      expect((await expandDenied(entry, [])).sort()).toEqual([join(dir, 'c_key'), join(dir, 'd_key')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sees a directory made after it was found absent, and made again after its removal', async () => {
+    const dir = scratch();
+    const keys = join(dir, 'keys');
+    const entry = [`${keys}/*_key`];
+    try {
+      expect(await expandDenied(entry, [])).toEqual([]);
+      await mkdir(keys);
+      await writeFile(join(keys, 'a_key'), '');
+      expect(await expandDenied(entry, [])).toEqual([join(keys, 'a_key')]);
+      await rm(keys, { recursive: true });
+      expect(await expandDenied(entry, [])).toEqual([]);
+      mkdirSync(keys);
+      writeFileSync(join(keys, 'b_key'), '');
+      expect(await expandDenied(entry, [])).toEqual([join(keys, 'b_key')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps nothing where neither the directory nor its parent exists', async () => {
+    const dir = join(tmpdir(), 'shellring-watched-absent', 'x');
+    let reads = 0;
+    for (let i = 0; i < 3; i++) await watched(`count ${dir}`, dir, async () => ++reads);
+    expect(reads).toBe(3);
+  });
+});
