@@ -142,6 +142,17 @@ describe.each(['landlock', 'bubblewrap'] as const)('session sandboxes (%s)', (ba
       expect(sandboxPid(runtime, a)).toBe(outer);
     });
 
+    it('its commands hold no capability and can gain none, call after call', async () => {
+      const runtime = await open({ sandbox: { mode, backend } });
+      const session = runtime.session({ id: 'caps', cwd: workspace('caps') });
+      const held = ['CapInh', 'CapPrm', 'CapEff', 'CapAmb', ...(backend === 'landlock' ? ['CapBnd'] : [])];
+      for (let call = 0; call < 3; call++) {
+        const status = text(await bash(session, 'grep -E "^(Cap|NoNewPrivs)" /proc/self/status'));
+        for (const set of held) expect(status, status).toMatch(new RegExp(`^${set}:\\s+0{16}$`, 'm'));
+        expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
+      }
+    });
+
     it("rebuilt when the session's mode changes, with the new mode's rights; a running job keeps the old one", async () => {
       const runtime = await open({ sandbox: { mode, backend } });
       const dir = workspace('mode');

@@ -10,7 +10,7 @@ use crate::error::RunnerError;
 use crate::landlock::{self, Ruleset};
 use crate::plan::{self, Backend, Plan};
 use crate::{
-    fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn, stage,
+    caps, fds, host_pid, keyring, limits, mount_ns, pid_ns, request, seccomp, serve, spawn, stage,
 };
 
 /// Reads the plan on stdin, builds the sandbox and serves inside it; returns the exit code of the process left
@@ -77,6 +77,11 @@ fn landlock(plan: &Plan, socket: OwnedFd) -> Result<u8, String> {
             // Every command of the session enforces this one ruleset: built here, once, in the finished view.
             Ruleset::prepare(landlock::abi(), &landlock::Policy::of(plan))
                 .map_err(|e| format!("sandbox {e}"))?;
+            // Nothing here execs but the commands, which drop every capability: the bounding set goes once.
+            match caps::drop_bounding() {
+                0 => {}
+                errno => return Err(stage::Failed::new(stage::CAPS, errno).detail()),
+            }
             Ok(serve::serve(socket, true))
         }
         pid_ns::Status::Failed(errno) => Err(format!(
