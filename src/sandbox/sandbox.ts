@@ -10,6 +10,7 @@ import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical, canonicalNow } from './workspace.js';
 import { UNCONFINED, type ConfinementPlan } from '../executor/confinement-plan.js';
 import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
+import { settled, watchedVersion } from './watched.js';
 import { ShellringError } from '../errors.js';
 import { STAND_INS } from '../env/non-interactive.js';
 
@@ -39,6 +40,15 @@ export interface Confinement {
   root: string;
 }
 
+type ReadPolicy = Pick<ConfinementPlan, 'view' | 'readable' | 'denied'>;
+
+interface KeptReadPolicy {
+  /** The call's own inputs (mode, workspace, spill directory, PATH), joined. */
+  inputs: string;
+  /** `watchedVersion()` before it was derived: a change while it was read makes the next call derive it again. */
+  version: number;
+  policy: ReadPolicy;
+}
 
 export class Sandbox {
   readonly defaultMode: SandboxMode;
@@ -51,6 +61,8 @@ export class Sandbox {
   readonly #remote: boolean;
   readonly #sessionModes = new Map<string, SandboxMode>();
   readonly #tmpDirs = new Map<string, Promise<string>>();
+  /** Each session's last read policy, with what it was derived from (see `#keptReadPolicy`). */
+  readonly #readPolicies = new Map<string, KeptReadPolicy>();
   #tmpRoot: Promise<string> | undefined;
   /** The fd holding the temp root's lock marker: a root nobody holds belongs to a runtime that died. */
   #tmpLock: number | undefined;
@@ -144,15 +156,28 @@ export class Sandbox {
       network: network === 'allow' ? 'allow' : allowUnixSockets ? 'deny-except-unix' : 'deny',
       writable,
       hidden,
-      ...(await this.#readPolicy(mode, root, spillDir)),
+      ...(await this.#keptReadPolicy(sessionId, mode, root, spillDir)),
     };
     // The session's own mode runs in the session's sandbox; an escalated call gets a sandbox of its own.
     const shared = sessionId !== undefined && mode === this.modeFor(sessionId);
     return { policy: { mode, plan, ...(shared ? { shared } : {}) }, env, root };
   }
 
+  /** `#readPolicy`, derived again only when its inputs or what it read from the filesystem changed. */
+  async #keptReadPolicy(sessionId: string | undefined, mode: SandboxMode, root: string, spill: string | undefined): Promise<ReadPolicy> {
+    if (this.#remote) return this.#readPolicy(mode, root, spill);
+    await settled();
+    const inputs = [mode, root, spill ?? '', process.env.PATH ?? ''].join('\0');
+    const version = watchedVersion();
+    const known = this.#readPolicies.get(sessionId ?? '');
+    if (known?.inputs === inputs && known.version === version) return known.policy;
+    const policy = await this.#readPolicy(mode, root, spill);
+    this.#readPolicies.set(sessionId ?? '', { inputs, version, policy });
+    return policy;
+  }
+
   /** The read policy's part of the plan: the view, what it shows read-only, and the denied paths. */
-  async #readPolicy(mode: SandboxMode, root: string, spill: string | undefined): Promise<Pick<ConfinementPlan, 'view' | 'readable' | 'denied'>> {
+  async #readPolicy(mode: SandboxMode, root: string, spill: string | undefined): Promise<ReadPolicy> {
     const session = (this.#config.read ?? 'session') === 'session';
     if (this.#remote) {
       const shown = session ? [...(mode === 'read-only' && root !== sep ? [root] : []), ...(this.#config.readAllow ?? [])] : [];
@@ -182,6 +207,7 @@ export class Sandbox {
   /** Removes the session's temp directory off the event loop (a command may have left large files there). */
   async closeSession(sessionId: string): Promise<void> {
     this.#sessionModes.delete(sessionId);
+    this.#readPolicies.delete(sessionId);
     const made = this.#tmpDirs.get(sessionId);
     this.#tmpDirs.delete(sessionId);
     const dir = await made?.catch(() => undefined);

@@ -1,5 +1,6 @@
 // The read policy's view of the directories it lists: kept while they are unchanged (read once, not per call), and
-// a change made before a call seen by that call, even one made an instant before it from inside an I/O callback.
+// a change made before a call seen by that call, even one made an instant before it from inside an I/O callback;
+// through a runtime, a key file made between two confined calls is denied to the second.
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -8,6 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expandDenied } from '../../src/sandbox/read-policy.js';
 import { watched } from '../../src/sandbox/watched.js';
+import { bash, text } from '../helpers/calls.js';
+import { runtimes } from '../helpers/runtimes.js';
+
+const open = runtimes();
 
 function scratch(): string {
   return mkdtempSync(join(tmpdir(), 'shellring-watched-'));
@@ -73,5 +78,29 @@ describe('watched', () => {
     let reads = 0;
     for (let i = 0; i < 3; i++) await watched(`count ${dir}`, dir, async () => ++reads);
     expect(reads).toBe(3);
+  });
+});
+
+describe.each(['landlock', 'bubblewrap'] as const)('a confined call on %s', (backend) => {
+  it('is denied a key file made since the call before it, and reads a file made beside it', async () => {
+    const dir = scratch();
+    const keys = join(dir, 'keys');
+    const workspace = join(dir, 'workspace');
+    mkdirSync(keys);
+    mkdirSync(workspace);
+    try {
+      const runtime = await open({ sandbox: { mode: 'workspace-write', backend, read: 'host', readDeny: [`${keys}/*_key`] } });
+      const session = runtime.session({ id: 'keys', cwd: workspace });
+      writeFileSync(join(keys, 'plain'), 'plain-text\n');
+      expect(text(await bash(session, `cat ${keys}/plain`))).toBe('plain-text\n');
+      for (const name of ['a_key', 'b_key']) {
+        await writeFile(join(keys, name), 'key-secret\n');
+        expect(text(await bash(session, `cat ${keys}/${name}`))).not.toContain('key-secret');
+      }
+      await writeFile(join(keys, 'other'), 'other-text\n');
+      expect(text(await bash(session, `cat ${keys}/other`))).toBe('other-text\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
