@@ -43,7 +43,7 @@ export interface Confinement {
 type ReadPolicy = Pick<ConfinementPlan, 'view' | 'readable' | 'denied'>;
 
 interface KeptReadPolicy {
-  /** The call's own inputs (mode, workspace, spill directory, PATH), joined. */
+  /** The call's own inputs (mode, workspace, spill directory) and the environment's (PATH, HOME), joined. */
   inputs: string;
   /** `watchedVersion()` before it was derived: a change while it was read makes the next call derive it again. */
   version: number;
@@ -167,7 +167,7 @@ export class Sandbox {
   async #keptReadPolicy(sessionId: string | undefined, mode: SandboxMode, root: string, spill: string | undefined): Promise<ReadPolicy> {
     if (this.#remote) return this.#readPolicy(mode, root, spill);
     await settled();
-    const inputs = [mode, root, spill ?? '', process.env.PATH ?? ''].join('\0');
+    const inputs = [mode, root, spill ?? '', process.env.PATH ?? '', homedir()].join('\0');
     const version = watchedVersion();
     const known = this.#readPolicies.get(sessionId ?? '');
     if (known?.inputs === inputs && known.version === version) return known.policy;
