@@ -7,8 +7,8 @@ import type { Launcher } from './fork-server.js';
 import { RunnerStatus, type RunnerEvent } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
 import { bashArguments, chdirFailure } from '../src/executor/runner-request.js';
-import { countDescendants, descendants, signal, sweep } from '../src/executor/sweep.js';
-import { findWaiting, type WaitingFinding } from '../src/executor/waiting.js';
+import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
+import { findLocalWaiting, type WaitingFinding } from '../src/executor/waiting.js';
 import { watchSilence } from '../src/executor/silence-watch.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
@@ -207,10 +207,7 @@ export class Supervised {
     return watchSilence(
       this.#task.captureId,
       () => this.#cause !== undefined,
-      (found) => {
-        const pids = descendants(runnerPid);
-        found((pids && findWaiting(runnerPid, pids)) ?? null);
-      },
+      (found) => found(findLocalWaiting(runnerPid) ?? null),
       this.#onWaiting,
     );
   }

@@ -54,21 +54,52 @@ const SYSCALLS: Record<string, Record<string, number[]>> = {
 
 const TERMINAL = /^\/dev\/(?:pts\/\d+|tty\w*|console)$/;
 
+/** What the processes below `root` (a runner on this host) wait for, read from this host's /proc. The tree is walked
+ * as the look goes, so a look that meets a busy process stops there; each file is read once per look. */
+export function findLocalWaiting(root: number): WaitingFinding | undefined {
+  const files = new Map<string, string | undefined>();
+  const read = (path: string) => (files.has(path) ? files.get(path) : files.set(path, LOCAL_PROC.read(path)).get(path));
+  const proc: ProcFiles = { ...LOCAL_PROC, read };
+  return findWaiting(root, walk(root, proc), process.arch, proc);
+}
+
+/** The pids below `root` by parent links, each yielded before its own children are read. */
+function* walk(root: number, proc: ProcFiles): Generator<number> {
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    // A process of one thread (most) has one children file; only others need their task directory listed.
+    const threads = statFields(proc.read(`/proc/${pid}/stat`))?.[17];
+    const tasks = threads === '1' ? [String(pid)] : (proc.list(`/proc/${pid}/task`) ?? []);
+    for (const task of tasks) {
+      for (const word of (proc.read(`/proc/${pid}/task/${task}/children`) ?? '').split(' ')) {
+        if (word.trim() === '') continue;
+        yield Number(word);
+        queue.push(Number(word));
+      }
+    }
+  }
+}
+
 /** The finding for the processes below `root` (the runner), or undefined when they are not all waiting on
  * something that cannot come: one waits for input or connections and every other waits for a child or relays a
- * terminal. A pipeline waiting on its own producer, a sleep or a busy process is not a finding. */
+ * terminal. A pipeline waiting on its own producer, a sleep or a busy process is not a finding. `pids` are read as
+ * they are needed: the first busy process ends the look. */
 export function findWaiting(root: number, pids: Iterable<number>, arch: string = process.arch, proc: ProcFiles = LOCAL_PROC): WaitingFinding | undefined {
   const table = SYSCALLS[arch];
   if (!table) return undefined;
-  const all = [...pids].filter((pid) => pid !== root);
   // Where each process sleeps is read first: one busy process means no finding, found without reading descriptors.
+  const all: number[] = [];
   const blocked: Blocked[] = [];
-  for (const pid of all) {
+  for (const pid of pids) {
+    if (pid === root) continue;
+    all.push(pid);
+    const stat = proc.read(`/proc/${pid}/stat`);
     // bubblewrap only waits for the sandbox it made; the runner's own pid-namespace monitor and init only wait for
     // the command (forks of the runner, they keep its name, which the kernel cuts to 15 bytes).
-    const name = commandName(proc, pid);
+    const name = stat === undefined ? '?' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     if (name === 'bwrap' || name === 'shellring-runne') continue;
-    const one = blockedIn(proc, pid, table);
+    const one = blockedIn(proc, pid, stat, table);
     if (one === undefined) continue; // ended while we looked
     if (one === 'busy') return undefined;
     if (one.wait !== 'child') blocked.push({ ...one, pid, name });
@@ -98,20 +129,24 @@ interface Blocked {
   fd: number;
 }
 
-/** Where `pid` sleeps, from its state and syscall alone: undefined when it ended, 'busy' when it runs or sleeps in
- * anything but a read, a poll, an accept or a wait for a child. */
-function blockedIn(proc: ProcFiles, pid: number, table: Record<string, number[]>): Omit<Blocked, 'pid' | 'name'> | 'busy' | undefined {
-  const stat = proc.read(`/proc/${pid}/stat`);
-  const syscall = proc.read(`/proc/${pid}/syscall`)?.trim();
-  if (stat === undefined || syscall === undefined) return undefined;
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  if (state === 'Z' || state === 'X') return undefined;
+/** Where `pid` sleeps, from its state (`stat`, its stat file) and syscall alone: undefined when it ended, 'busy' when
+ * it runs or sleeps in anything but a read, a poll, an accept or a wait for a child. */
+function blockedIn(proc: ProcFiles, pid: number, stat: string | undefined, table: Record<string, number[]>): Omit<Blocked, 'pid' | 'name'> | 'busy' | undefined {
+  const state = statFields(stat)?.[0];
+  if (state === undefined || state === 'Z' || state === 'X') return undefined;
   if (state !== 'S') return 'busy';
+  const syscall = proc.read(`/proc/${pid}/syscall`)?.trim();
+  if (syscall === undefined) return undefined;
   const [nrText, arg0] = syscall.split(' ');
   const nr = Number(nrText);
   const fd = arg0 === undefined ? -1 : Number.parseInt(arg0, 16);
   const wait = (['child', 'read', 'poll', 'accept'] as const).find((kind) => table[kind]!.includes(nr));
   return wait === undefined ? 'busy' : { wait, fd };
+}
+
+/** A stat file's fields after the command name (state first, then ppid ...; the thread count at 17). */
+function statFields(stat: string | undefined): string[] | undefined {
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 type Classified = { kind: 'input'; source: 'terminal' | 'stdin' } | { kind: 'accept'; address: string } | { kind: 'relay' | 'busy' };
@@ -173,8 +208,4 @@ function address(hex: string, v6: boolean): string {
   const groups = [];
   for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
   return `[${groups.join(':')}]:${Number.parseInt(port, 16)}`;
-}
-
-function commandName(proc: ProcFiles, pid: number): string {
-  return proc.read(`/proc/${pid}/comm`)?.trimEnd() ?? '?';
 }

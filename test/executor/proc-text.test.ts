@@ -1,5 +1,6 @@
 // /proc reads in the supervisor workers: the same text readFileSync gives, errors as it throws them, and no buffer
-// left behind per read; a waiting look reads no descriptor of a command that is busy or asleep.
+// left behind per read; a waiting look reads no descriptor of a command that is busy or asleep, and walks no further
+// than the first busy process.
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +39,6 @@ describe('a waiting look', () => {
   function snapshot(state: string, syscall: string) {
     const reads: string[] = [];
     const files = new Map<string, string>([
-      ['/proc/20/comm', 'prog\n'],
       ['/proc/20/stat', `20 (prog) ${state} 10 20 20 0`],
       ['/proc/20/syscall', syscall],
       ['/proc/20/fd', '0 1 2'],
@@ -70,4 +70,18 @@ describe('a waiting look', () => {
     expect(findWaiting(10, [10, 20], 'x64', proc)).toEqual({ kind: 'input', pid: 20, name: 'prog', source: 'terminal' });
     expect(reads).toContain('/proc/20/fd/0');
   });
+
+  it('stops walking the tree at the first busy process', () => {
+    const { proc } = snapshot('R', 'running');
+    const pulled: number[] = [];
+    function* pids() {
+      for (const pid of [20, 30, 40]) {
+        pulled.push(pid);
+        yield pid;
+      }
+    }
+    expect(findWaiting(10, pids(), 'x64', proc)).toBeUndefined();
+    expect(pulled).toEqual([20]);
+  });
 });
+

@@ -3,7 +3,7 @@
 //! remote command exactly as it judges a local one, with this host's syscall numbers.
 //!
 //! Payload: NUL-terminated pairs of name and content. `arch` (the host's name for this architecture), `root` (the
-//! runner's pid), `pids` (its live descendants, space-separated), then per process `/proc/<pid>/stat`, `syscall`, `comm`, `fd` (the
+//! runner's pid), `pids` (its live descendants, space-separated), then per process `/proc/<pid>/stat`, `syscall`, `fd` (the
 //! descriptor numbers, space-separated), `fd/<n>` (each link's target) and, for a process holding a socket,
 //! `net/tcp` and `net/tcp6`.
 
@@ -34,7 +34,7 @@ pub fn snapshot(runner: Pid) -> Vec<u8> {
     put("pids", &list.join(" "));
     for pid in pids {
         let dir = format!("/proc/{pid}");
-        for file in ["stat", "syscall", "comm"] {
+        for file in ["stat", "syscall"] {
             if let Ok(text) = std::fs::read_to_string(format!("{dir}/{file}")) {
                 put(&format!("{dir}/{file}"), &text);
             }
@@ -93,7 +93,9 @@ mod tests {
             .unwrap()
             .split(' ')
             .any(|p| p == pid.to_string()));
-        assert_eq!(get(&format!("/proc/{pid}/comm")), Some("sleep\n"));
+        assert!(get(&format!("/proc/{pid}/stat"))
+            .unwrap()
+            .starts_with(&format!("{pid} (sleep) ")));
         assert!(get(&format!("/proc/{pid}/fd/0"))
             .unwrap()
             .starts_with("pipe:"));
