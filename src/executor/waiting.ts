@@ -66,6 +66,7 @@ export function findLocalWaiting(root: number): WaitingFinding | undefined {
 /** The pids below `root` by parent links, each yielded before its own children are read. */
 function* walk(root: number, proc: ProcFiles): Generator<number> {
   const queue = [root];
+  const seen = new Set(queue);
   while (queue.length > 0) {
     const pid = queue.pop()!;
     // A process of one thread (most) has one children file; only others need their task directory listed.
@@ -73,9 +74,11 @@ function* walk(root: number, proc: ProcFiles): Generator<number> {
     const tasks = threads === '1' ? [String(pid)] : (proc.list(`/proc/${pid}/task`) ?? []);
     for (const task of tasks) {
       for (const word of (proc.read(`/proc/${pid}/task/${task}/children`) ?? '').split(' ')) {
-        if (word.trim() === '') continue;
-        yield Number(word);
-        queue.push(Number(word));
+        const kid = Number(word);
+        if (word.trim() === '' || seen.has(kid)) continue;
+        seen.add(kid);
+        yield kid;
+        queue.push(kid);
       }
     }
   }
