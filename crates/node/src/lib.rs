@@ -13,6 +13,7 @@ mod host_process;
 mod js_buffer;
 mod js_text;
 mod pipes;
+mod proc_files;
 // Public: its exports are reached through napi registration only, which a test build does not see.
 pub mod policy;
 mod shapes;
