@@ -19,4 +19,6 @@ export const supervisionErrors = {
   nulArgument: 'spawn: an argument contains a NUL byte',
   forkServer: (errno: string) => `shellring-runner --serve: ${errno}`,
   sessionServer: (errno: string) => `shellring-runner --serve (session sandbox): ${errno}`,
+  /** A /proc file a supervisor could not read (the process ended, most often); caught where it is read. */
+  procUnreadable: (code: string, path: string) => `${code}: cannot read ${path}`,
 };

@@ -3,6 +3,7 @@
 // thousands of small /proc files a second. Called in the supervisor workers only (the waiting look, the sweep, the
 // stopped-runner watch), never on the main thread: /proc is a kernel table, never a disk, but a read still waits.
 import { getSystemErrorName } from 'node:util';
+import { supervisionErrors } from '../contract/index.js';
 import { loadBinding } from '../native/loader.js';
 
 const binding = loadBinding();
@@ -12,5 +13,5 @@ export function readProcText(path: string): string {
   const text = binding.readProcText(path);
   if (typeof text === 'string') return text;
   const code = getSystemErrorName(-text);
-  throw Object.assign(new Error(`${code}: cannot read ${path}`), { code, errno: -text, path });
+  throw Object.assign(new Error(supervisionErrors.procUnreadable(code, path)), { code, errno: -text, path });
 }

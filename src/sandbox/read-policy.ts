@@ -76,7 +76,7 @@ async function expandStar(path: string): Promise<string[]> {
 
 /** The names in `dir` now (rejects as readdir does, for a directory that is absent or unreadable). */
 function dirEntries(dir: string): Promise<readonly string[]> {
-  return watched(`entries of ${dir}`, dir, () => readdir(dir));
+  return watched(dir, dir, () => readdir(dir));
 }
 
 function escapeRegExp(text: string): string {
