@@ -1,7 +1,8 @@
 // What the read policy derives from a few directories (/home's entries, those of `*` entries' directories, where
 // /etc/resolv.conf leads), kept until an inotify watch on the directory reports a change: a warm confined call reads
-// nothing from the disk and waits for no libuv thread.
+// nothing from the disk and waits for no libuv thread. On a network or FUSE filesystem it is read at every call.
 import { watch, type FSWatcher } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 
@@ -28,15 +29,18 @@ export async function settled(): Promise<void> {
 
 /**
  * `read()`'s value (it may reject, as for an absent directory), kept under `key` while `dir` is unchanged. An absent
- * `dir` is watched through its parent, so its making is seen; with neither there, nothing is kept. A change made
- * before this call is always seen (see `settled`).
+ * `dir` is watched through its parent, so its making is seen; with neither there, or on a filesystem another machine
+ * may change, nothing is kept. A change made before this call is always seen (see `settled`).
  */
 export async function watched<T>(key: string, dir: string, read: () => Promise<T>): Promise<T> {
   await settled();
   const known = kept.get(key);
   if (known) return known.value as Promise<T>;
+  const place = await localPlace(dir);
+  const raced = kept.get(key);
+  if (raced) return raced.value as Promise<T>;
   // Watched before the read: a change while it reads drops what it returns.
-  const watcher = watchFirstOf([dir, dirname(dir)]);
+  const watcher = place === undefined ? undefined : watchOf(place);
   const value = read();
   if (!watcher) {
     version += 1;
@@ -54,14 +58,30 @@ export async function watched<T>(key: string, dir: string, read: () => Promise<T
   return value;
 }
 
-/** A watch on the first of `dirs` that can be watched, not keeping the process alive. */
-function watchFirstOf(dirs: string[]): FSWatcher | undefined {
-  for (const dir of dirs) {
+/** Filesystems whose changes made on another machine inotify never reports: NFS, SMB (three), FUSE, 9p, Ceph, AFS
+ * (two), GFS2, OCFS2, Lustre. */
+const REMOTE = new Set([
+  0x6969, 0xff534d42, 0xfe534d42, 0x517b, 0x65735546, 0x01021997, 0x00c36400, 0x5346414f, 0x6b414653, 0x01161970, 0x7461636f,
+  0x0bd00bd0,
+]);
+
+/** Where a watch sees every change of `dir`: itself, or its parent while it is absent; none on a remote filesystem. */
+async function localPlace(dir: string): Promise<string | undefined> {
+  for (const place of [dir, dirname(dir)]) {
     try {
-      return watch(dir, { persistent: false });
-    } catch {
-      // Absent, or out of inotify watches: the next one, or nothing kept.
+      return REMOTE.has((await statfs(place)).type) ? undefined : place;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
     }
   }
   return undefined;
+}
+
+/** A watch on `dir` that does not keep the process alive; none when it cannot be made (out of inotify watches). */
+function watchOf(dir: string): FSWatcher | undefined {
+  try {
+    return watch(dir, { persistent: false });
+  } catch {
+    return undefined;
+  }
 }

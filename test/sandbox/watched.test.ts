@@ -1,6 +1,7 @@
 // The read policy's view of the directories it lists: kept while they are unchanged (read once, not per call), and
-// a change made before a call seen by that call, even one made an instant before it from inside an I/O callback;
-// through a runtime, a key file made between two confined calls is denied to the second.
+// a change made before a call seen by that call, even one made an instant before it from inside an I/O callback or
+// beneath a FUSE mount, which no watch hears of; through a runtime, a key file made between two confined calls is
+// denied to the second.
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -69,6 +70,25 @@ describe('watched', () => {
       writeFileSync(join(keys, 'b_key'), '');
       expect(await expandDenied(entry, [])).toEqual([join(keys, 'b_key')]);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps nothing on a filesystem changed from elsewhere (FUSE, as NFS would be): inotify never hears of it', async () => {
+    const dir = scratch();
+    const under = join(dir, 'under');
+    const mounted = join(dir, 'mounted');
+    mkdirSync(under);
+    mkdirSync(mounted);
+    execFileSync('bindfs', [under, mounted]);
+    try {
+      const entry = [`${mounted}/*_key`];
+      expect(await expandDenied(entry, [])).toEqual([]);
+      // Made beneath the mount, as another machine would change a network filesystem.
+      writeFileSync(join(under, 'a_key'), '');
+      expect(await expandDenied(entry, [])).toEqual([join(mounted, 'a_key')]);
+    } finally {
+      execFileSync('fusermount3', ['-u', mounted]);
       rmSync(dir, { recursive: true, force: true });
     }
   });
