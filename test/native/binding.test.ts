@@ -39,6 +39,7 @@ describe('native binding', () => {
         'panicForTest',
         'parseCommands',
         'pipe',
+        'readProcText',
         'readersDone',
         'reclaimRootsInBackground',
         'relayNext',
