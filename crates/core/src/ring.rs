@@ -225,7 +225,7 @@ impl Ring {
         let piece = (limit / 4).max(4);
         let mut first = true;
         while !prefix.is_empty() || !body.is_empty() {
-            let cut = piece_end(body, piece.saturating_sub(prefix.len()).max(1));
+            let cut = utf8::boundary_cut(body, piece.saturating_sub(prefix.len()).max(1));
             self.store_chunk(kind, prefix, &body[..cut], gap && first);
             (prefix, body, first) = (&[], &body[cut..], false);
         }
@@ -468,25 +468,6 @@ impl Ring {
             self.terminal_read = true;
             self.evict();
         }
-    }
-}
-
-/// Where a chunk of at most `room` bytes of `body` ends: at `room`, moved back to a character's start (or on to
-/// the next one, where the character is all the room there is), or at `body`'s end.
-fn piece_end(body: &[u8], room: usize) -> usize {
-    if room >= body.len() {
-        return body.len();
-    }
-    let back = body[..=room]
-        .iter()
-        .rev()
-        .take(3)
-        .take_while(|&&b| utf8::is_continuation(b))
-        .count();
-    if back < room {
-        room - back
-    } else {
-        room + utf8::start_skip(&body[room..])
     }
 }
 

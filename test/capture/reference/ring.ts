@@ -41,15 +41,6 @@ function join(a: Uint8Array, b: Uint8Array, from: number): Buffer {
   return out;
 }
 
-/** Where a chunk of at most `room` bytes of `body` ends: at `room`, moved back to a character's start (or on to the
- * next one, where the character is all the room there is), or at `body`'s end. */
-function pieceEnd(body: Uint8Array, room: number): number {
-  if (room >= body.length) return body.length;
-  let back = 0;
-  while (back < 3 && back <= room && isContinuation(body[room - back]!)) back++;
-  return back < room ? room - back : room + startSkip(body, room);
-}
-
 export class Ring {
   total = 0;
   consumer = 0;
@@ -229,7 +220,8 @@ export class Ring {
     }
     const piece = Math.max(Math.floor(limit / 4), 4);
     for (let first = true; pre.length > 0 || rest.length > 0; first = false) {
-      const cut = pieceEnd(rest, Math.max(piece - pre.length, 1));
+      const room = Math.max(piece - pre.length, 1);
+      const cut = room >= rest.length ? rest.length : boundaryCut(rest, room);
       this.storeChunk({ offset: this.total, kind, gap: withGap && first, data: join(pre, rest.subarray(0, cut), 0) });
       [pre, rest] = [EMPTY, rest.subarray(cut)];
     }
