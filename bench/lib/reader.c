@@ -3,10 +3,11 @@
  * file) or, with OUT -, nowhere. MODE read: blocking read(2) into one buffer (then write(2) to OUT); MODE splice:
  * splice(2) from the pipe to OUT or /dev/null, no copy through user space at all; MODE direct: splice(2) into OUT
  * opened with O_DIRECT, so the disk takes the pipe's pages without a copy into the page cache (an unaligned end is
- * written buffered); MODE relay: splice(2) into a second pipe of PIPE_BYTES, then from it to OUT or /dev/null, so the
- * pipe's writer waits only while pages are handed over, never while they are freed or copied into the page cache;
- * into a file, its blocks are allocated ahead of the writes (fallocate(2), size kept), as far ahead as the file
- * holds and at most 16 MiB, as shellring's spill files are. Prints the byte count and the reader's own CPU (user +
+ * written buffered); MODE relay: splice(2) of all the pipe holds into a second pipe of PIPE_BYTES, then from it to
+ * OUT or /dev/null READ_BYTES at a time, so the pipe's writer waits only while pages are handed over, never while
+ * they are freed or copied into the page cache, and refills its pipe meanwhile; into a file, its blocks are
+ * allocated ahead of the writes (fallocate(2), size kept), as far ahead as the file holds and at most 16 MiB, as
+ * shellring's spill files are. Prints the byte count and the reader's own CPU (user +
  * system, microseconds, the command's processes not counted).
  * usage: reader PIPE_BYTES READ_BYTES read|splice|direct|relay OUT|- COMMAND */
 #define _GNU_SOURCE
@@ -55,11 +56,13 @@ static long long by_splice(int in, int out, size_t size) {
   }
 }
 
-/* Pages moved from the pipe into `relay`, then from `relay` to `out`; a file's blocks allocated ahead. */
+/* Pages moved from the pipe into `relay` (as many as it holds), then from `relay` to `out` `size` bytes at a time;
+ * a file's blocks allocated ahead. */
 static long long by_relay(int in, int relay[2], int out, int file, size_t size) {
   long long total = 0, reserved = 0;
+  size_t room = (size_t)fcntl(relay[0], F_GETPIPE_SZ);
   for (;;) {
-    ssize_t n = splice(in, NULL, relay[1], NULL, size, SPLICE_F_MOVE);
+    ssize_t n = splice(in, NULL, relay[1], NULL, room, SPLICE_F_MOVE);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) return total;
@@ -70,7 +73,7 @@ static long long by_relay(int in, int relay[2], int out, int file, size_t size) 
     }
     total += n;
     for (ssize_t left = n; left > 0;) {
-      ssize_t m = splice(relay[0], NULL, out, NULL, (size_t)left, SPLICE_F_MOVE);
+      ssize_t m = splice(relay[0], NULL, out, NULL, (size_t)left < size ? (size_t)left : size, SPLICE_F_MOVE);
       if (m < 0 && errno == EINTR) continue;
       if (m <= 0) return -1;
       left -= m;
