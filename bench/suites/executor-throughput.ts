@@ -236,10 +236,11 @@ export async function run(): Promise<SuiteResult> {
         'ratios: median of per-round ratios against the baseline named in the row, measured in the same round.',
       `Readers: bench/lib/reader.c, built with cc -O2 by the suite; it grows its pipe to ${PIPE_BYTES} bytes and drains ` +
         `${READ_BYTES} bytes at a time (shellring's own sizes), with blocking read(2) into one buffer, with splice(2) ` +
-        '(no copy through user space), or with splice(2) into a second pipe, itself spliced to /dev/null or a file (so ' +
-        'the producer waits for its pipe only while pages are handed over, never while they are freed or copied into ' +
-        'the page cache, as in shellring; into a file whose blocks it allocates ahead, as shellring\'s spill files ' +
-        'are); no event loop, no tail, no second stream. It runs bash -c dd as shellring does; ' +
+        '(no copy through user space), or with splice(2) of all its pipe holds into a second pipe, itself spliced to ' +
+        '/dev/null or a file that many bytes at a time (so the producer waits for its pipe only while pages are handed ' +
+        'over, never while they are freed or copied into the page cache, as in shellring; into a file whose blocks it ' +
+        'allocates ahead, as shellring\'s spill files are); no event loop, no tail, no second stream. It runs bash -c ' +
+        'dd as shellring does; ' +
         '"to a file" puts every byte into a new file in the same temp file system as the spill files; "to an O_DIRECT ' +
         'file" splices into a file opened O_DIRECT (no copy into the page cache; not a ceiling: shellring\'s spill ' +
         'files stay in the page cache). reader cpu: the reader\'s own getrusage, the producer not counted. The ceiling of a ' +
