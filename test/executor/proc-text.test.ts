@@ -84,4 +84,3 @@ describe('a waiting look', () => {
     expect(pulled).toEqual([20]);
   });
 });
-

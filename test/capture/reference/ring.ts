@@ -220,8 +220,7 @@ export class Ring {
     }
     const piece = Math.max(Math.floor(limit / 4), 4);
     for (let first = true; pre.length > 0 || rest.length > 0; first = false) {
-      const room = Math.max(piece - pre.length, 1);
-      const cut = room >= rest.length ? rest.length : boundaryCut(rest, room);
+      const cut = boundaryCut(rest, Math.max(piece - pre.length, 1));
       this.storeChunk({ offset: this.total, kind, gap: withGap && first, data: join(pre, rest.subarray(0, cut), 0) });
       [pre, rest] = [EMPTY, rest.subarray(cut)];
     }

@@ -30,11 +30,12 @@ export function incompleteTailStart(s: Uint8Array, n: number = s.length): number
 }
 
 /**
- * Length of the boundary cut of `s[0..n)` at `max` (requires `0 < max < n`). Backs off to the start of the
- * character at `max`; when not even one character fits it moves forward instead, so a read always makes
- * progress. The result may therefore exceed `max` by up to three bytes.
+ * Length of the boundary cut of `s[0..n)` at `max` (requires `0 < max`; `n` when `max >= n`). Backs off to the
+ * start of the character at `max`; when not even one character fits it moves forward instead, so a read always
+ * makes progress. The result may therefore exceed `max` by up to three bytes.
  */
 export function boundaryCut(s: Uint8Array, max: number, n: number = s.length): number {
+  if (max >= n) return n;
   let c = max;
   let steps = 0;
   while (c > 0 && isContinuation(s[c]!) && steps < 3) {
