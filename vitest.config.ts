@@ -15,6 +15,7 @@ const SLOW = [
   'test/runtime/many-jobs.test.ts',
   'test/native/memory.test.ts',
   'test/faces/console/browser.test.ts',
+  'test/faces/console/follow.test.ts',
   'test/faces/serve-memory.test.ts',
   'test/policy/console-browser.test.ts',
   'test/interop/**',
@@ -28,5 +29,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits on what a page or a process shows; its default of 1 s is a window a loaded host misses.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

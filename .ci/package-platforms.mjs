@@ -125,7 +125,11 @@ for (const t of built) {
 // packages, syncs their versions and writes optionalDependencies into the staged package.json.
 napiRun(['pre-publish', ...napiScope, '--npm-dir', 'npm', '--no-gh-release', '--skip-optional-publish'], stage);
 
+// The published manifest holds what an install reads: the repository's scripts, development dependencies and napi
+// build settings stay behind.
 const packed = readJson(join(stage, 'package.json'));
+for (const field of ['scripts', 'devDependencies', 'napi']) delete packed[field];
+writeFileSync(join(stage, 'package.json'), `${JSON.stringify(packed, null, 2)}\n`);
 const result = {
   version: packed.version,
   root: join(tarballs, npmPack(stage, ['--pack-destination', tarballs])[0].filename),

@@ -8,20 +8,18 @@
 //   --no-run     build and check only; by default .ci/release-run.mjs then runs what this host can run.
 //
 // Toolchain: Linux targets, the host's own included, are built with cargo-zigbuild, which links through zig's
-// bundled C toolchain: one install (two PyPI wheels, pinned below) cross-links every Linux target, gnu and musl,
+// bundled C toolchain: one install (two PyPI wheels, pinned in .ci/zig.mjs) cross-links every Linux target, gnu and musl,
 // x64 and arm64, with no sysroot or Debian cross packages, and links gnu targets against the symbols of a chosen
 // glibc version (the `.2.17` suffix), so the floor does not depend on the build host's glibc. macOS targets build
 // with plain cargo on a macOS host, whose Xcode linker covers both Apple architectures.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { binaryFacts } from './binary-facts.mjs';
 import { checkFacts, describeTarget, GLIBC_FLOOR } from './release-targets.mjs';
-
-const CARGO_ZIGBUILD_VERSION = '0.24.1';
-const ZIGLANG_VERSION = '0.17.1';
+import { zigbuildPath } from './zig.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -45,22 +43,9 @@ mkdirSync(artifacts, { recursive: true });
 const run = (file, argv, env = {}) => execFileSync(file, argv, { cwd: root, stdio: ['ignore', 2, 'inherit'], env: { ...process.env, ...env } });
 const log = (text) => process.stderr.write(`== ${text}\n`);
 
-/** Puts cargo-zigbuild on PATH: the one already there, else pinned versions in a virtualenv under target/. */
-function zigbuildPath() {
-  if (spawnSync('cargo', ['zigbuild', '--version'], { stdio: 'ignore' }).status === 0) return process.env.PATH;
-  const venv = join(root, 'target', 'release-tools', 'zig');
-  const bin = join(venv, 'bin');
-  if (!existsSync(join(bin, 'cargo-zigbuild'))) {
-    log(`installing cargo-zigbuild ${CARGO_ZIGBUILD_VERSION} and ziglang ${ZIGLANG_VERSION} from PyPI into ${venv}`);
-    run('python3', ['-m', 'venv', venv]);
-    run(join(bin, 'pip'), ['install', '--quiet', `cargo-zigbuild==${CARGO_ZIGBUILD_VERSION}`, `ziglang==${ZIGLANG_VERSION}`]);
-  }
-  return `${bin}${delimiter}${process.env.PATH}`;
-}
-
 log(`rustup target add ${triples.join(' ')}`);
 run('rustup', ['target', 'add', ...triples]);
-const zigPath = targets.some((t) => t.platform === 'linux') ? zigbuildPath() : undefined;
+const zigPath = targets.some((t) => t.platform === 'linux') ? zigbuildPath(root) : undefined;
 
 /** Builds one package for `target` and returns the file cargo wrote. */
 function build(target, pkg, file) {

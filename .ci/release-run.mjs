@@ -67,8 +67,8 @@ async function runRunner(target, prefix) {
   const command = 'echo "out from $(uname -m) bash"; echo err >&2; exit 7';
   const argv = [...prefix, runner, '--run'];
   // The request as the host encodes it: the runner's own encoding, unconfined, in the scratch directory.
-  const { encode } = await import(join(root, 'dist', 'src', 'executor', 'runner-request.js'));
-  const { UNCONFINED } = await import(join(root, 'dist', 'src', 'executor', 'confinement-plan.js'));
+  const { encode } = await import(join(root, 'dist', 'src', 'executor', 'wire', 'request.js'));
+  const { UNCONFINED } = await import(join(root, 'dist', 'src', 'executor', 'wire', 'plan.js'));
   const frame = encode({ cwd: scratch, plan: UNCONFINED, command, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   const result = await withStatusSocket(argv, frame);
   log(`  ran: ${argv.join(' ')} with the request for '${command}'   (fd 3: socketpair)`);

@@ -3,14 +3,18 @@
 //   npm run bench                   every suite
 //   npm run bench -- ring spill     the named suites (a name may also be a suite's alias, e.g. capture)
 //   npm run bench -- --json         also write bench/results/latest.json (a run of named suites replaces
-//                                   theirs and keeps the others', each suite with its own date, commit and
-//                                   machine)
+//                                   theirs and keeps the others', each suite with its own date, commit,
+//                                   machine and load at its start)
+//   --max-load=<n>|none             start a suite only at a 1-minute load of at most n (default 1.5 x cores),
+//                                   waiting --load-wait=<seconds> (default 300) for it before refusing the suite;
+//                                   none runs every suite whatever the load (the table marks what ran above it)
 import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { stableJson } from './lib/json.js';
+import { awaitQuiet, loadLimit, loadNow } from './lib/load-gate.js';
 import { machine } from './lib/machine.js';
 import { codeState, provenance, type Provenance } from './lib/provenance.js';
 import { renderSuite } from './lib/print.js';
@@ -92,24 +96,55 @@ async function runChild(name: string): Promise<void> {
   process.disconnect();
 }
 
+const USAGE = 'usage: run.js [--json] [--max-load=<n>|none] [--load-wait=<seconds>] [suite...]';
+
+/** The value of `--name=value`, or undefined. */
+function option(args: string[], name: string): string | undefined {
+  return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+function number(text: string, what: string): number {
+  const value = Number(text);
+  if (text === '' || !Number.isFinite(value) || value < 0) throw new UsageError(`${what} must be a number of at least 0, got ${JSON.stringify(text)}; ${USAGE}`);
+  return value;
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const child = args.find((a) => a.startsWith(SUITE_FLAG));
   if (child !== undefined) return runChild(child.slice(SUITE_FLAG.length));
-  const unknown = args.filter((a) => a.startsWith('-') && a !== '--json');
-  if (unknown.length > 0) throw new UsageError(`unknown option ${unknown[0]}; usage: run.js [--json] [suite...]`);
+  const unknown = args.filter((a) => a.startsWith('-') && a !== '--json' && !/^--(max-load|load-wait)=/.test(a));
+  if (unknown.length > 0) throw new UsageError(`unknown option ${unknown[0]}; ${USAGE}`);
   const json = args.includes('--json');
+  const facts = machine();
+  const maxLoad = option(args, 'max-load');
+  const limit = maxLoad === 'none' ? Number.POSITIVE_INFINITY : maxLoad === undefined ? loadLimit(facts.cores) : number(maxLoad, '--max-load');
+  const whence = maxLoad === undefined ? `1.5 x ${facts.cores} cores` : '--max-load';
+  const waitMs = number(option(args, 'load-wait') ?? '300', '--load-wait') * 1000;
   const suites = await loadSuites();
   const chosen = select(suites, args.filter((a) => !a.startsWith('-')));
-  const facts = machine();
   const code = codeState(repo);
   const date = new Date().toISOString();
   const tree = `${code.commit.slice(0, 10)}${code.dirty ? ' with uncommitted changes' : ''}`;
-  console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores, node ${facts.node}, load ${facts.load.join(' ')}, ${date}, ${tree}\n`);
+  const bound = maxLoad === 'none' ? 'any load' : `load at most ${limit}`;
+  console.log(`shellring bench: ${facts.cpu}, ${facts.cores} cores (machine ${facts.fingerprint}), node ${facts.node}, load ${loadNow()} (suites start at ${bound}), ${date}, ${tree}\n`);
   const results: Record<string, SuiteResult & Provenance & { seconds: number }> = {};
   const failed: string[] = [];
+  const refused: string[] = [];
   const started = performance.now();
   for (const name of chosen) {
+    const gate = await awaitQuiet({
+      limit,
+      waitMs,
+      onWait: (load) => console.log(`${name}: the 1-minute load is ${load}, above ${limit}; waiting up to ${waitMs / 1000} s for it to come down`),
+    });
+    if (!gate.quiet) {
+      console.error(
+        `${name} not run: the 1-minute load is ${gate.load}, above ${limit} (${whence}), after ${Math.round(gate.waitedMs / 1000)} s of waiting; run it on a quieter machine, or with --max-load=none to have its rows marked\n`,
+      );
+      refused.push(name);
+      continue;
+    }
     const t0 = performance.now();
     // A suite that fails is reported and the others still run: a long run is not lost to one broken suite.
     const result = await runInChild(name).catch((error: Error) => {
@@ -118,15 +153,16 @@ async function main(): Promise<void> {
     });
     if (!result) continue;
     const seconds = (performance.now() - t0) / 1000;
-    results[name] = { ...result, seconds, ...provenance(code) };
+    results[name] = { ...result, seconds, ...provenance(code, facts, gate.load) };
     console.log(renderSuite(result, seconds));
   }
   const seconds = (performance.now() - started) / 1000;
   const verdicts = Object.values(results).flatMap((r) => r.targets);
   const met = verdicts.filter((t) => t.met).length;
   const failures = failed.length > 0 ? `; failed: ${failed.join(', ')}` : '';
-  console.log(`${chosen.length} suite(s) in ${seconds.toFixed(1)} s; targets met: ${met} of ${verdicts.length}${failures}`);
-  if (failed.length > 0) process.exitCode = 1;
+  const refusals = refused.length > 0 ? `; not run under load: ${refused.join(', ')}` : '';
+  console.log(`${chosen.length} suite(s) in ${seconds.toFixed(1)} s; targets met: ${met} of ${verdicts.length}${failures}${refusals}`);
+  if (failed.length > 0 || refused.length > 0) process.exitCode = 1;
   if (json) {
     fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
     const merged = Object.fromEntries(suitesOrder(suites, { ...keptResults(), ...results }));

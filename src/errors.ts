@@ -35,6 +35,8 @@ export type ShellringErrorCode =
   | 'SHELLRING_REGISTRATION'
   | 'SHELLRING_RUNNER_MISSING'
   | 'SHELLRING_BINDING_MISSING'
+  /** A face's package (an optional peer dependency) is not installed. */
+  | 'SHELLRING_MISSING_DEPENDENCY'
   /** An HTTP server on a non-loopback address was given no token. */
   | 'SHELLRING_NO_TOKEN'
   /** The command line was used wrongly (the CLI exits 2). */

@@ -22,5 +22,23 @@ export type { EnvContributor, Execution } from './env/registry.js';
 export { renderForeground, parseExitStatus } from './contract/index.js';
 export { presentCall, presentResult } from './tools/present.js';
 export type { ToolResult } from './tools/tool.js';
+export type {
+  BashArguments,
+  BashResult,
+  BashForegroundResult,
+  BashBackgroundResult,
+  BashPromotedResult,
+  JobOutputArguments,
+  JobOutputResult,
+  JobListArguments,
+  JobListResult,
+  JobKillArguments,
+  JobKillResult,
+  ToolArgumentsMap,
+  ToolResultsMap,
+  ToolName,
+  ToolCallResult,
+  ToolCallRest,
+} from './tools/tool-types.js';
 export { ShellringError, isShellringError, type ShellringErrorCode } from './errors.js';
 export type * from './capture/types.js';

@@ -2,15 +2,13 @@
 // no command pays for a fork of this Node process or an exec of the runner.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadBinding } from '../src/native/loader.js';
 import { supervisionErrors } from '../src/contract/index.js';
 import { signal } from '../src/executor/sweep.js';
-import { encode, type RunnerRequest } from '../src/executor/runner-request.js';
-import type { ConfinementPlan } from '../src/executor/confinement-plan.js';
+import { routeOf, type RunnerRequest } from '../src/executor/wire/request.js';
+import { launchThrough, type RunnerLink } from './runner-link.js';
 
 const binding = loadBinding();
 /** How long a full request queue may last (the server stopped or wedged) before the server is replaced. */
@@ -20,42 +18,9 @@ const TITLE_ROOM = 4000;
 
 /** What forks a command's runner: the worker's own fork server, or a session sandbox's. */
 export interface Launcher {
-  launch(request: RunnerRequest, out: number, err: number): Promise<Socket>;
+  launch(request: RunnerRequest, out: number, err: number, first: string): Promise<RunnerLink>;
   /** Wakes the server should a command have stopped it. */
   wake(): void;
-}
-
-/**
- * Has a runner forked for one command through `send` (which hands the server the runner's descriptors), with `out`
- * and `err` as its stdout and stderr (the caller keeps its own copies). Returns this side of the runner's status
- * socket: status lines arrive on it, and ending it is the runner's lifeline.
- */
-export async function launchThrough(send: (fds: number[]) => Promise<void>, request: RunnerRequest, out: number, err: number): Promise<Socket> {
-  const [mine, theirs] = binding.socketpair(false);
-  let frame: Buffer;
-  let sent: number;
-  try {
-    // The descriptors go first, so the server forks while this thread encodes the request: written straight after,
-    // it waits in the socket long before the forked runner comes to read it.
-    const handed = send([theirs, out, err]);
-    try {
-      frame = encode(request);
-      sent = writeEarly(mine, frame);
-    } finally {
-      // Settled before `theirs` is closed, whatever failed: the server may not have been handed it yet.
-      await handed;
-    }
-  } catch (error) {
-    binding.closeFd(mine);
-    throw error;
-  } finally {
-    binding.closeFd(theirs);
-  }
-  const socket = new Socket({ fd: mine, readable: true, writable: true });
-  // A runner that died early shows as the end of its status lines; a failed write adds nothing to that.
-  socket.on('error', () => {});
-  if (sent < frame.length) socket.write(frame.subarray(sent));
-  return socket;
 }
 
 export class ForkServer implements Launcher {
@@ -66,9 +31,9 @@ export class ForkServer implements Launcher {
     this.#runnerPath = runnerPath;
   }
 
-  launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
+  launch(request: RunnerRequest, out: number, err: number, first: string): Promise<RunnerLink> {
     const route = routeOf(request.plan);
-    return launchThrough((fds) => this.#send(fds, route), request, out, err);
+    return launchThrough((fds) => this.#send(fds, route), request, out, err, first);
   }
 
   /** Wakes the server should a command have stopped it. */
@@ -146,30 +111,6 @@ export async function sendWhenRoom(
     const errno = binding.sendFds(fd, fds, payload);
     if (errno !== constants.errno.EAGAIN || Date.now() - since > STUCK_SERVER_MS) return errno;
     await sleep(1);
-  }
-}
-
-/** The byte that marks a request naming its session's cgroups (crates/runner/src/spawner.rs `ROUTE`). */
-const ROUTE = 2;
-/**
- * The payload that sends a command with session cgroups to its session's spawner in the server, which joined them
- * once (a process forked there is born in them; moving one in costs the kernel a grace period): `ROUTE`, then the
- * count of cgroups, the cgroups and the limits, each NUL-terminated. Undefined without cgroups.
- */
-function routeOf({ cgroups, cgroupLimits }: ConfinementPlan): Buffer | undefined {
-  if (cgroups.length === 0) return undefined;
-  const text = [String(cgroups.length), ...cgroups, ...cgroupLimits].map((field) => `${field}\0`).join('');
-  return Buffer.concat([Buffer.of(ROUTE), Buffer.from(text)]);
-}
-
-/** Writes what the socket takes now (it is non-blocking): all of a usual request; a larger one's rest goes later,
- * through the socket's own queue. Returns the bytes written. */
-function writeEarly(fd: number, frame: Buffer): number {
-  try {
-    return writeSync(fd, frame);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
-    throw error;
   }
 }
 

@@ -22,6 +22,8 @@ export default function attach({ port }: AttachTask): Promise<void> {
           return running.get(request.id)?.release();
         case 'end':
           return running.get(request.id)?.end();
+        case 'control':
+          return running.get(request.id)?.send(request.line);
         case 'clear-cgroups':
           return void clearCgroups(request.dirs).then(() => send({ type: 'gone', id: request.id }));
         case 'go':
@@ -38,6 +40,7 @@ export default function attach({ port }: AttachTask): Promise<void> {
     const run = new Supervised(task, server, {
       waiting: (finding) => send({ type: 'waiting', id, finding }),
       deadline: () => send({ type: 'deadline', id }),
+      screen: (screen) => send({ type: 'screen', id, screen }),
     });
     running.set(id, run);
     const control = run.control();

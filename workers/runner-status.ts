@@ -1,6 +1,6 @@
 // Parses a runner's out-of-band status lines from its status socket into events, one at a time.
 import type { Readable } from 'node:stream';
-import { parse, type RunnerEvent } from '../src/executor/runner-request.js';
+import { parse, type RunnerEvent } from '../src/executor/wire/status.js';
 
 export type { RunnerEvent };
 

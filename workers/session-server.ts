@@ -1,10 +1,10 @@
 // A session sandbox's fork server as a worker reaches it: through the socket the main thread owns (its number is
 // valid on every thread), never replaced from here; the main thread rebuilds a sandbox that died.
 import { constants } from 'node:os';
-import type { Socket } from 'node:net';
 import { supervisionErrors } from '../src/contract/index.js';
-import { errnoName, launchThrough, sendWhenRoom, type Launcher } from './fork-server.js';
-import type { RunnerRequest } from '../src/executor/runner-request.js';
+import { errnoName, sendWhenRoom, type Launcher } from './fork-server.js';
+import { launchThrough, type RunnerLink } from './runner-link.js';
+import type { RunnerRequest } from '../src/executor/wire/request.js';
 
 export class SessionServer implements Launcher {
   readonly #socket: number;
@@ -13,8 +13,8 @@ export class SessionServer implements Launcher {
     this.#socket = socket;
   }
 
-  launch(request: RunnerRequest, out: number, err: number): Promise<Socket> {
-    return launchThrough((fds) => this.#send(fds), request, out, err);
+  launch(request: RunnerRequest, out: number, err: number, first: string): Promise<RunnerLink> {
+    return launchThrough((fds) => this.#send(fds), request, out, err, first);
   }
 
   /** Its commands cannot stop it (the first process of their pid namespace, or out of their signals' scope). */

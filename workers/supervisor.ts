@@ -1,20 +1,25 @@
 // The supervision of one command through a runner its worker's fork server forked (a worker host runs many at
-// once); output goes straight into native captures.
-import type { Socket } from 'node:net';
+// once): its pipes go straight into native captures, its lines travel on its status socket, and its life is the
+// runner's, followed here as everywhere (src/executor/runner-life.ts). What stays here is what only this host can do:
+// wake a runner its command stopped, and sweep the tree of a runner that is wedged or gone.
 import { loadBinding } from '../src/native/loader.js';
-import { runnerFailure, supervisionErrors } from '../src/contract/index.js';
 import type { Launcher } from './fork-server.js';
-import { RunnerStatus, type RunnerEvent } from './runner-status.js';
+import type { RunnerLink } from './runner-link.js';
+import { RunnerStatus } from './runner-status.js';
 import { hasEnded, watchStopped } from './stopped-runners.js';
-import { bashArguments, chdirFailure } from '../src/executor/runner-request.js';
-import { countDescendants, signal, sweep } from '../src/executor/sweep.js';
+import { bashArguments } from '../src/executor/wire/request.js';
+import { signal, sweep } from '../src/executor/sweep.js';
 import { findLocalWaiting, type WaitingFinding } from '../src/executor/waiting.js';
-import { watchSilence } from '../src/executor/silence-watch.js';
+import { RunnerLife } from '../src/executor/runner-life.js';
+import { lifeLine } from '../src/executor/wire/control.js';
+import type { TermScreen } from '../src/executor/wire/term.js';
 import type { KillCause, LiveCommand, SupervisorResult, SupervisorTask } from '../src/executor/protocol.js';
 
 const binding = loadBinding();
-/** After the KILL, how long a runner may take to report before the host sweeps its tree itself. */
+/** Past the grace, how long a runner asked to end its command may take before the host sweeps its tree itself. */
 const STUCK_RUNNER_MS = 500;
+/** The runner's lines while bash runs: a stopped runner is watched for (and woken) through them. */
+const WHILE_RUNNING = new Set(['runner', 'started', 'deadline', 'stopping', 'screen']);
 
 /** What a supervised command tells its host while it runs. */
 export interface SupervisedEvents {
@@ -22,37 +27,35 @@ export interface SupervisedEvents {
   waiting?: (finding: WaitingFinding | null) => void;
   /** The deadline passed with bash still running, under `atTimeout: 'report'`. */
   deadline?: () => void;
+  /** A terminal job's screen, as the runner answered a `screen` line. */
+  screen?: (screen: TermScreen) => void;
 }
 
 export class Supervised {
   readonly settled: Promise<SupervisorResult>;
   #task: SupervisorTask;
-  #cause: KillCause | undefined;
-  #pgid: number | undefined;
-  #bashEnded = false;
-  #graceTimer: NodeJS.Timeout | undefined;
+  #life: RunnerLife | undefined;
+  /** Asked before the runner could be reached: sent once it can. */
+  #pending: KillCause | undefined;
+  /** A terminal's lines (or an interrupt) sent before the runner could be reached: they follow in order. */
+  #pendingLines: string[] = [];
   #stuckTimer: NodeJS.Timeout | undefined;
-  /** The sweep after `end()`, apart from the kill's own: nothing the command reports may cancel it. */
-  #endTimer: NodeJS.Timeout | undefined;
   /** Set while the runner lives (not yet reaped), so its pid names no other process. */
   #runnerPid: number | undefined;
   #spawned: Promise<LiveCommand | null>;
   #runnerExited: Promise<void>;
-  #lifeline: Socket | undefined;
+  #lifeline: RunnerLink | undefined;
   #released = false;
   #server: Launcher;
-  /** Settles once the capture is finished: at end-of-file of both pipes, or when the drain's deadline passed. */
+  /** Settles once the capture is finished: at end-of-file of both pipes, or when the runner says the output is over. */
   #captured: Promise<void> = Promise.resolve();
   #outputEnded = false;
-
-  readonly #onWaiting: (finding: WaitingFinding | null) => void;
-  readonly #onDeadline: () => void;
+  readonly #events: SupervisedEvents;
 
   constructor(task: SupervisorTask, server: Launcher, events: SupervisedEvents = {}) {
     this.#task = task;
     this.#server = server;
-    this.#onWaiting = events.waiting ?? (() => {});
-    this.#onDeadline = events.deadline ?? (() => {});
+    this.#events = events;
     let resolveSpawned!: (value: LiveCommand | null) => void;
     this.#spawned = new Promise((resolve) => (resolveSpawned = resolve));
     let resolveExited!: () => void;
@@ -64,44 +67,59 @@ export class Supervised {
     return { spawned: () => this.#spawned, runnerExited: () => this.#runnerExited };
   }
 
+  /** Asks the runner to end the command (TERM, KILL after the grace: the runner's); wakes it should its command have
+   * stopped it, and sweeps its tree should it still not have ended the command well past the grace. */
   kill(cause: KillCause): void {
-    this.#kill(cause);
+    const life = this.#life;
+    if (!life) return void (this.#pending ??= cause);
+    if (life.over) return;
+    // bash already ended on its own and its stopped runner has not said so yet: waking it brings the report, and the
+    // runner, which reaps before it reads a request, keeps the command's own end.
+    life.kill(cause);
+    this.#wake();
+    if (life.pgid !== undefined && hasEnded(life.pgid)) return;
+    this.#stuckTimer ??= setTimeout(() => void sweep(this.#runnerPid, life.pgid), this.#task.graceMs + STUCK_RUNNER_MS);
   }
 
   release(): void {
     this.#release();
   }
 
+  /** A terminal job's line for the runner (wire/control.ts), on the lifeline while it holds; dropped once the
+   * lifeline is let go. */
+  send(line: string): void {
+    if (this.#released) return;
+    if (this.#life) this.#life.control(line);
+    else this.#pendingLines.push(line);
+  }
+
   /**
-   * Ends the command at once, whatever it does (its session or the executor closes): KILL to its group, the runner
-   * woken (a command may have stopped it) and told to go, the lifeline dropped so the runner kills every other
-   * descendant; a runner still there after STUCK_RUNNER_MS is stopped again or wedged, and its tree is swept here.
+   * Ends the command at once, whatever it does (its session or the executor closes): the runner is woken (a command
+   * may have stopped it), told to go and its lifeline dropped, so it kills every descendant; a runner still there
+   * after STUCK_RUNNER_MS is stopped again or wedged, and its tree is swept here.
    */
   end(): void {
+    this.#life?.ending();
     const runner = this.#runnerPid;
     if (runner === undefined) return this.#release();
-    const pgid = this.#pgid;
-    // At once, no grace: what a closing session ran may not outlive its close.
-    if (pgid !== undefined) signal(-pgid, 'SIGKILL');
     signal(runner, 'SIGCONT');
     signal(runner, 'SIGTERM');
     this.#release();
-    this.#endTimer ??= setTimeout(() => {
+    const pgid = this.#life?.pgid;
+    setTimeout(() => {
       if (this.#runnerPid !== undefined) void sweep(this.#runnerPid, pgid);
     }, STUCK_RUNNER_MS);
   }
 
-  async #start(
-    onSpawned: (value: LiveCommand | null) => void,
-    onRunnerExit: () => void,
-  ): Promise<SupervisorResult> {
-    const { captureId, command, cwd, env, stdin, plan } = this.#task;
+  async #start(onSpawned: (value: LiveCommand | null) => void, onRunnerExit: () => void): Promise<SupervisorResult> {
+    const { captureId, command, cwd, env, stdin, plan, terminal } = this.#task;
     const [outRead, outWrite] = binding.pipe();
     const [errRead, errWrite] = binding.pipe();
     // The server is handed the runner's descriptors first (synchronously, within this call): the reactor is set up
     // below while the runner forks. Our copies of the write ends keep the pipes from ending meanwhile.
     const bash = bashArguments(command, stdin);
-    const launched = this.#server.launch({ cwd, plan, command: bash.command, env, stdin: bash.stdin }, outWrite, errWrite);
+    const request = { cwd, plan, command: bash.command, env, terminal, stdin: bash.stdin };
+    const launched = this.#server.launch(request, outWrite, errWrite, lifeLine(this.#task));
     try {
       binding.attachReader(captureId, 0, outRead);
       binding.attachReader(captureId, 1, errRead);
@@ -110,14 +128,13 @@ export class Supervised {
       this.#captured = binding.drain(captureId, Infinity);
     } catch (error) {
       // Its capture is gone: the runner loses its lifeline and ends the command it started.
-      void launched.then((link) => link.destroy(), () => {}).finally(() => {
+      void launched.then((link) => link.socket.destroy(), () => {}).finally(() => {
         binding.closeFd(outWrite);
         binding.closeFd(errWrite);
       });
       throw error;
     }
-    void this.#captured.then(() => (this.#outputEnded = true));
-    let link: Socket;
+    let link: RunnerLink;
     try {
       link = await launched;
     } catch (error) {
@@ -132,144 +149,81 @@ export class Supervised {
       binding.closeFd(outWrite);
       binding.closeFd(errWrite);
     }
+    return this.#follow(link, onSpawned, onRunnerExit);
+  }
+
+  /** Follows the runner's lines on its status socket to the command's result. */
+  #follow(link: RunnerLink, onSpawned: (value: LiveCommand | null) => void, onRunnerExit: () => void): Promise<SupervisorResult> {
     this.#lifeline = link;
-    const status = new RunnerStatus(link);
+    const status = new RunnerStatus(link.socket);
     void status.closed.then(() => {
       this.#runnerPid = undefined;
       onRunnerExit();
     });
-    if (this.#released) this.#release();
-
-    let started = await status.next();
-    let runnerPid = 0;
-    // From the runner's first word: a command may stop its runner even before the runner reports the start.
     let unwatch: (() => void) | undefined;
-    if (started.type === 'runner') {
-      this.#runnerPid = runnerPid = started.pid;
-      unwatch = watchStopped(runnerPid, this.#captured);
-      if (this.#cause) this.#wake(undefined);
-      started = await status.next();
-    }
-    clearTimeout(this.#stuckTimer);
-    if (started.type !== 'started') {
-      unwatch?.();
-      onSpawned(null);
-      const failure =
-        started.type === 'workdir'
-          ? chdirFailure(started.errno, cwd)
-          : started.type === 'error'
-            ? runnerFailure(started.code, started.message)
-            : supervisionErrors.runnerNotStarted;
-      // Readable once on stderr, for handles that never reject.
-      binding.write(captureId, 1, Buffer.from(`${failure}\n`));
-      binding.finish(captureId);
-      if (started.type === 'error') return { kind: 'failed', error: failure, runnerFailed: true, ...(started.code ? { code: started.code } : {}) };
-      return { kind: 'failed', error: failure, runnerFailed: false };
-    }
-    this.#pgid = started.pid;
-    onSpawned({ pgid: started.pid, runnerPid });
-    if (this.#cause) this.#signalGroup();
-
-    // The one place the deadline is kept: it kills here, or is reported for the caller to move the command on.
-    const timer = setTimeout(() => (this.#task.atTimeout === 'kill' ? this.#kill('timeout') : this.#onDeadline()), this.#task.timeoutMs);
-    const unwatchSilence = this.#watchSilence(runnerPid);
-    const ended: RunnerEvent = await status.next();
-    unwatch?.();
-    this.#bashEnded = true;
-    unwatchSilence();
-    clearTimeout(timer);
-    clearTimeout(this.#stuckTimer);
-    if (ended.type === 'eof') {
-      // The runner died without reporting (SIGKILLed, or ended by our own sweep): bash died with it
-      // (PR_SET_PDEATHSIG); what else it left in the command's group or session goes now.
-      await sweep(undefined, this.#pgid);
-    } else {
-      // A runner with nothing left hangs up right behind this line. Read in the same pass of the event loop, the
-      // hang-up has been seen by the check phase: the result then says the runner is gone, with nothing to count.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    // The drain settles once the capture is finished: no finish (and no wake of the reactor) is needed here.
-    await this.#drain();
-    const cause = this.#cause ?? null;
-    const { enforcement } = started;
-    // Counted after the drain, so what ended meanwhile is not reported; the runner (a subreaper) holds the rest.
-    const leftover = ended.type !== 'eof' && this.#runnerPid !== undefined ? countDescendants(this.#runnerPid, cause ? this.#pgid : undefined) : 0;
-    if (ended.type === 'exit') return { kind: 'ended', exitCode: ended.code, signal: null, cause, enforcement, leftover };
-    if (ended.type === 'signal') return { kind: 'ended', exitCode: null, signal: ended.signal, cause, enforcement, leftover };
-    // Killed on request and swept: the command ended by our SIGKILL, whatever its runner failed to say.
-    if (cause) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
-    return { kind: 'failed', error: supervisionErrors.runnerSilent, runnerFailed: true };
-  }
-
-  /** Reports what the command waits for once it is silent (see silence-watch.ts); /proc reads are synchronous here,
-   * in the worker. */
-  #watchSilence(runnerPid: number): () => void {
-    return watchSilence(
-      this.#task.captureId,
-      () => this.#cause !== undefined,
-      (found) => found(findLocalWaiting(runnerPid) ?? null),
-      this.#onWaiting,
+    const life: RunnerLife = new RunnerLife(
+      this.#task,
+      {
+        control: link.send,
+        outputOver: () => this.#outputOver(),
+        // The runner died without reporting (SIGKILLed, or ended by our own sweep): bash died with it
+        // (PR_SET_PDEATHSIG); what else it left in the command's group or session goes now.
+        runnerGone: (): Promise<void> => sweep(undefined, life.pgid),
+        look: (found) => found(this.#runnerPid === undefined ? null : (findLocalWaiting(this.#runnerPid) ?? null)),
+        tellsOutputEnded: true,
+      },
+      {
+        spawned: (pgid) => onSpawned(pgid === null ? null : { pgid, runnerPid: this.#runnerPid ?? 0 }),
+        waiting: this.#events.waiting,
+        deadline: this.#events.deadline,
+        screen: this.#events.screen,
+      },
     );
+    this.#life = life;
+    void this.#captured.then(() => {
+      this.#outputEnded = true;
+      life.outputEnded();
+    });
+    if (this.#released) this.#release();
+    if (this.#pending) this.kill(this.#pending);
+    for (const line of this.#pendingLines.splice(0)) life.control(line);
+    void (async () => {
+      for (let event = await status.next(); ; event = await status.next()) {
+        // From the runner's first word: a command may stop its runner even before the runner reports the start.
+        if (event.type === 'runner') {
+          this.#runnerPid = event.pid;
+          unwatch = watchStopped(event.pid, this.#captured);
+        }
+        if (!WHILE_RUNNING.has(event.type)) unwatch?.();
+        life.feed(event);
+        if (event.type === 'eof') return;
+      }
+    })();
+    return life.result.finally(() => clearTimeout(this.#stuckTimer));
   }
 
-  /** First cause wins: a timeout after an abort stays an abort. TERM now, KILL after the grace. */
-  #kill(cause: KillCause): void {
-    if (this.#cause || this.#bashEnded) return;
-    // bash already ended on its own and its runner has not said so yet (it was stopped): a kill now would end
-    // nothing, and must not turn the command's own exit into "killed". Waking the runner brings the report.
-    if (this.#pgid !== undefined && hasEnded(this.#pgid)) return this.#wake(undefined);
-    this.#cause = cause;
-    if (this.#pgid !== undefined) return this.#signalGroup();
-    // Not started as far as we know: the command may have stopped its runner before it could report. Wake it (it
-    // then reports, and the TERM follows); if it never does, sweep its tree.
-    this.#wake(undefined);
-    this.#stuckTimer = setTimeout(() => void sweep(this.#runnerPid, undefined), this.#task.graceMs + STUCK_RUNNER_MS);
+  /** The runner says the output is over: the capture ends at once with what the pipes hold (a descendant may hold
+   * them open for ever), unless they already reached end-of-file. */
+  async #outputOver(): Promise<void> {
+    // A runner with nothing left hangs up right behind its last line. When the line and the hang-up wait together,
+    // libuv 1.52 (Node 24 on) reads the hang-up in the loop's next poll phase, not with the line as 1.51 did: the
+    // second check phase comes after that poll, so the result then says the runner is gone, in one message, not two.
+    await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    const { captureId } = this.#task;
+    if (!this.#outputEnded && !binding.readersDone(captureId)) void binding.drain(captureId, 0);
+    return this.#captured;
   }
 
-  /** TERM to the group, then KILL after the grace. Stopped processes (a command may SIGSTOP itself, its runner or
-   * its group) get SIGCONT with each step, or a trapped TERM and the runner's report would wait for ever. A runner
-   * that still has not reported half a second after the KILL is stopped again or wedged: the host sweeps its tree. */
-  #signalGroup(): void {
-    const pgid = this.#pgid!;
-    clearTimeout(this.#stuckTimer);
-    signalGroup(pgid, 'SIGTERM');
-    this.#wake(pgid);
-    // KILL after the grace even if bash already ended: its group may still hold descendants.
-    this.#graceTimer = setTimeout(() => {
-      signalGroup(pgid, 'SIGKILL');
-      this.#wake(pgid);
-      this.#stuckTimer = setTimeout(() => void sweep(this.#runnerPid, pgid), STUCK_RUNNER_MS);
-    }, this.#task.graceMs);
-  }
-
-  #wake(pgid: number | undefined): void {
-    if (pgid !== undefined) signalGroup(pgid, 'SIGCONT');
+  #wake(): void {
     if (this.#runnerPid !== undefined) signal(this.#runnerPid, 'SIGCONT');
     else this.#server.wake();
-  }
-
-  /**
-   * Waits a bounded time for the output pipes to reach end-of-file (a descendant may hold them open forever); when
-   * the time runs out, the reactor still reads every byte the pipes hold before it finishes the capture.
-   */
-  #drain(): Promise<void> {
-    // The deadline shortens the drain asked for at the start; both settle when the capture is finished. Pipes already
-    // at end-of-file need none: the reactor is finishing the capture (and is not woken for nothing).
-    const { captureId } = this.#task;
-    if (!this.#outputEnded && !binding.readersDone(captureId)) void binding.drain(captureId, this.#task.drainMs);
-    return this.#captured;
   }
 
   /** Ends the lifeline: the runner then kills every descendant left, and exits (woken first if stopped). Only our
    * half is shut, so the socket's close still tells when the runner has exited. */
   #release(): void {
     this.#released = true;
-    clearTimeout(this.#graceTimer);
-    this.#lifeline?.end();
+    this.#lifeline?.socket.end();
     if (this.#runnerPid !== undefined) signal(this.#runnerPid, 'SIGCONT');
   }
-}
-
-function signalGroup(pgid: number, name: NodeJS.Signals): void {
-  signal(-pgid, name);
 }

@@ -1,7 +1,8 @@
 // Where a suite's figures come from: the commit whose code was measured (and whether the tree held changes beyond
-// it), the machine and the date; and whether a stored result's code is still in this checkout's history.
+// it), the machine, the load it started under and the date; and whether a stored result's code is still in this
+// checkout's history.
 import { execFileSync } from 'node:child_process';
-import { machine, type Machine } from './machine.js';
+import type { Machine } from './machine.js';
 
 export interface Provenance {
   date: string;
@@ -9,6 +10,8 @@ export interface Provenance {
   /** The working tree differed from `commit` (results files aside): the code measured is in no commit. */
   dirty: boolean;
   machine: Machine;
+  /** The 1-minute load average when the suite started (missing in records made before it was kept). */
+  startLoad?: number;
 }
 
 function git(repo: string, args: string[]): string {
@@ -22,9 +25,9 @@ export function codeState(repo: string): { commit: string; dirty: boolean } {
   return { commit, dirty: changes !== '' };
 }
 
-/** The provenance of a suite that ends now. */
-export function provenance(code: { commit: string; dirty: boolean }): Provenance {
-  return { date: new Date().toISOString(), ...code, machine: machine() };
+/** The provenance of a suite that ends now, having started on `machine` under `startLoad`. */
+export function provenance(code: { commit: string; dirty: boolean }, machine: Machine, startLoad: number): Provenance {
+  return { date: new Date().toISOString(), ...code, machine, startLoad };
 }
 
 /** Why a stored result cannot be shown for `repo`'s code, or undefined when it can. */

@@ -1,7 +1,7 @@
 // A real OpenSSH server for the tests and the ssh benchmark: sshd on a loopback port with its own host key, configuration and authorized
 // key, running as the test's user (root here), and the client files the SSH executor needs to reach it.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,13 @@ export async function startSshd(options: { home?: string; user?: string } = {}):
   writeFileSync(join(dir, 'sshd_config'), `${config}\n`);
   writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostKey.split(' ').slice(0, 2).join(' ')}\n`);
   writeFileSync(join(dir, 'wrong_known_hosts'), `[127.0.0.1]:${port} ${otherKey.split(' ').slice(0, 2).join(' ')}\n`);
+  // Another account runs the runner: it gets a copy of its own here, so it never depends on the permissions of the
+  // checkout's parents (a clone in a 0700 home or `mktemp -d` directory is out of its reach).
+  const runner = options.user ? join(dir, 'shellring-runner') : runnerPath();
+  if (options.user) {
+    copyFileSync(runnerPath(), runner);
+    chmodSync(runner, 0o755);
+  }
   const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (chunk) => (log += chunk));
@@ -90,7 +97,7 @@ export async function startSshd(options: { home?: string; user?: string } = {}):
       user: options.user ?? 'root',
       identityFile: join(dir, 'id'),
       knownHostsFile: join(dir, 'known_hosts'),
-      runnerPath: runnerPath(),
+      runnerPath: runner,
       maxSessions: 100,
     },
     wrongKnownHosts: join(dir, 'wrong_known_hosts'),

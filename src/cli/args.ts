@@ -15,6 +15,11 @@ export interface OptionSpec {
   short?: string;
   /** May be given more than once: the values are kept in order, joined by NUL (no argument can hold one). */
   multiple?: boolean;
+  /**
+   * The configuration paths the option sets (`executor.maxOutputBytes`, `serve.port`): docs/configuration.md names
+   * the option on their rows, and a test holds each declaration to what the option does.
+   */
+  sets?: readonly string[];
 }
 
 export interface Parsed {

@@ -18,42 +18,46 @@ const MAX_BYTES = Number.MAX_SAFE_INTEGER;
 /** Flags every command that builds a runtime accepts (run keeps its own --timeout: the call's timeout). */
 export const RUNTIME_FLAGS: Record<string, OptionSpec> = {
   config: { type: 'string' },
-  timeout: { type: 'string' },
-  'max-timeout': { type: 'string' },
-  'max-output-bytes': { type: 'string' },
-  'max-spill-bytes': { type: 'string' },
-  'max-jobs': { type: 'string' },
-  sandbox: { type: 'string' },
-  'sandbox-backend': { type: 'string' },
-  network: { type: 'string' },
-  'allow-unix-sockets': { type: 'boolean' },
-  'env-inherit': { type: 'string' },
-  'env-exclude': { type: 'string' },
-  'env-include-only': { type: 'string' },
-  policy: { type: 'string' },
-  'ssh-host': { type: 'string', multiple: true },
+  timeout: { type: 'string', sets: ['executor.timeoutMs'] },
+  'max-timeout': { type: 'string', sets: ['executor.maxTimeoutMs'] },
+  'max-output-bytes': { type: 'string', sets: ['executor.maxOutputBytes'] },
+  'max-spill-bytes': { type: 'string', sets: ['executor.maxSpillBytes'] },
+  'max-jobs': { type: 'string', sets: ['jobs.maxJobsPerOwner'] },
+  sandbox: { type: 'string', sets: ['sandbox.mode'] },
+  'sandbox-backend': { type: 'string', sets: ['sandbox.backend'] },
+  network: { type: 'string', sets: ['sandbox.network'] },
+  'allow-unix-sockets': { type: 'boolean', sets: ['sandbox.allowUnixSockets'] },
+  'env-inherit': { type: 'string', sets: ['executor.env.inherit'] },
+  'env-exclude': { type: 'string', sets: ['executor.env.exclude'] },
+  'env-include-only': { type: 'string', sets: ['executor.env.includeOnly'] },
+  policy: { type: 'string', sets: ['policy'] },
+  'ssh-host': { type: 'string', multiple: true, sets: ['executor.kind', 'executor.hosts'] },
 };
 
 /** The `serve` section of a config file: what the serve flags set, by the same names in camelCase. */
 export const serveConfigSchema = z
   .object({
-    host: z.string().min(1).optional(),
-    port: z.number().int().min(0).max(65_535).optional(),
-    cwd: z.string().min(1).optional(),
-    tokenFile: z.string().min(1).optional(),
-    maxSessions: z.number().int().positive().optional(),
-    maxCommandsPerSession: z.number().int().positive().optional(),
-    maxCommands: z.number().int().positive().optional(),
-    idleTimeoutMs: z.number().int().nonnegative().optional(),
-    drainTimeoutMs: z.number().int().nonnegative().optional(),
-    logCommands: z.boolean().optional(),
-    secureCookie: z.boolean().optional(),
+    host: z.string().min(1).optional().describe('Address to listen on (default 127.0.0.1; any other needs a configured token).'),
+    port: z.number().int().min(0).max(65_535).optional().describe('TCP port (default 0: an ephemeral port).'),
+    cwd: z.string().min(1).optional().describe("Every session's working directory (default: the current directory)."),
+    tokenFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('File holding the bearer token, mode 600 or stricter, in a directory of its own (else SHELLRING_TOKEN, else one is generated).'),
+    maxSessions: z.number().int().positive().optional().describe('Open sessions at most; more get 503 with Retry-After (default 500).'),
+    maxCommandsPerSession: z.number().int().positive().optional().describe('Commands running at once in one session (default 16).'),
+    maxCommands: z.number().int().positive().optional().describe('Commands running at once in all sessions (default 512).'),
+    idleTimeoutMs: z.number().int().nonnegative().optional().describe('Close a session idle this long, its jobs killed (default 1800000; 0 never).'),
+    drainTimeoutMs: z.number().int().nonnegative().optional().describe('How long SIGTERM waits for calls in flight (default 30000).'),
+    logCommands: z.boolean().optional().describe("Put each command's text in the logs (off by default: commands may hold secrets)."),
+    secureCookie: z.boolean().optional().describe("Mark the console's sign-in cookie Secure, for a console reached over https (behind a TLS proxy)."),
     instanceId: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "_" or "-"')
       .optional()
-      .describe('This instance\'s name in 2026-07-28 session handles, task ids and approval states, for a load balancer to route by.'),
-    oauth: resourceMetadataSchema.optional(),
+      .describe("This instance's name in 2026-07-28 session handles, task ids and approval states, for a load balancer to route by (default: random)."),
+    oauth: resourceMetadataSchema.optional().describe('The OAuth protected-resource metadata (the rows below).'),
   })
   .strict();
 
@@ -97,7 +101,7 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
   const choices = sandboxConfigSchema.shape;
   const mode = choiceOption('--sandbox', values.sandbox, choices.mode.unwrap().options);
   const backend = choiceOption('--sandbox-backend', values['sandbox-backend'], choices.backend.unwrap().options);
-  const network = choiceOption('--network', values.network, choices.network.unwrap().options);
+  const network = choiceOption('--network', values.network, ['allow', 'deny'] as const);
   if (mode !== undefined) sandbox.mode = mode;
   if (backend !== undefined) sandbox.backend = backend;
   if (network !== undefined) sandbox.network = network;

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '../runtime/runtime.js';
-import { parseCommand } from './args.js';
+import { parseCommand, } from './args.js';
 import { DEMO_HELP } from './help.js';
 import { write, type CliIO } from './io.js';
+import { DEMO_FLAGS } from './flags.js';
 
 const STEPS: { tool: string; args: Record<string, unknown> }[] = [
   { tool: 'bash', args: { command: 'echo "building"; echo "error: missing config.toml" >&2; exit 3', description: 'Run a failing build step' } },
@@ -18,7 +19,7 @@ const STEPS: { tool: string; args: Record<string, unknown> }[] = [
 ];
 
 export async function demoCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommand(argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommand(argv, DEMO_FLAGS);
   if (values.help) {
     await write(io.stdout, DEMO_HELP);
     return 0;

@@ -18,8 +18,8 @@ const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
   --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
   --env-exclude <globs>            Comma-separated name globs to remove
   --env-include-only <globs>       Comma-separated name globs to keep (all others removed)
-  --policy <file>                  JSON: a command policy ({"default": ..., "rules": [...]}; README, "Command
-                                   policies"); replaces the --config file's "policy"
+  --policy <file>                  JSON: a command policy ({"default": ..., "rules": [...]}; docs/policies.md);
+                                   replaces the --config file's "policy"
   --ssh-host <[user@]host[:port]>  Run each session's commands on one of these hosts over OpenSSH (repeatable;
                                    key ~/.ssh/id_ed25519, known_hosts ~/.ssh/known_hosts, shellring-runner on
                                    its PATH; the --config file's executor.hosts takes every field)

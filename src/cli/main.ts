@@ -1,21 +1,15 @@
 #!/usr/bin/env node
 // The `shellring` executable: dispatches to run, mcp, serve and demo; usage errors exit 2 with a message on stderr.
+import { facePeerError } from '../faces/peers.js';
 import { packageVersion } from '../faces/version.js';
 import { isShellringError } from '../errors.js';
 import { usageError } from './args.js';
 import { TOP_HELP } from './help.js';
 import { write, type CliIO } from './io.js';
-import { demoCommand } from './demo.js';
-import { mcpCommand } from './mcp.js';
-import { runCommand } from './run.js';
-import { serveCommand } from './serve.js';
+import { COMMANDS, type CommandRun } from './commands.js';
 
-const COMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>> = {
-  run: runCommand,
-  mcp: mcpCommand,
-  serve: serveCommand,
-  demo: demoCommand,
-};
+/** Errors that are the installation's, not a bug: their message is the whole story, with its fix. */
+const SETUP_ERRORS = ['SHELLRING_BINDING_MISSING', 'SHELLRING_RUNNER_MISSING', 'SHELLRING_MISSING_DEPENDENCY'] as const;
 
 async function main(argv: string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
@@ -27,14 +21,23 @@ async function main(argv: string[], io: CliIO): Promise<number> {
     await write(io.stdout, `${packageVersion()}\n`);
     return 0;
   }
-  if (first === undefined) throw usageError('missing command (run, mcp, serve or demo)');
+  if (first === undefined) {
+    const names = Object.keys(COMMANDS);
+    throw usageError(`missing command (${names.slice(0, -1).join(', ')} or ${names.at(-1)})`);
+  }
   const command = COMMANDS[first];
   if (!command) {
     throw usageError(first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`);
   }
   // Usage errors name the command they came from, so the message can point at its help.
   dispatched = first;
-  return command(rest, io);
+  let run: CommandRun;
+  try {
+    run = await command.load();
+  } catch (error) {
+    throw facePeerError(error, `shellring ${first}`, command.faces, first);
+  }
+  return run(rest, io);
 }
 
 let dispatched: string | undefined;
@@ -60,6 +63,10 @@ async function report(error: unknown): Promise<number> {
     const help = dispatched ? `shellring ${dispatched} --help` : 'shellring --help';
     await write(io.stderr, `shellring: ${error.message}\nRun '${help}' for usage.\n`);
     return 2;
+  }
+  if (SETUP_ERRORS.some((code) => isShellringError(error, code))) {
+    await write(io.stderr, `${(error as Error).message}\n`);
+    return 1;
   }
   await write(io.stderr, `shellring: ${(error as Error)?.stack ?? String(error)}\n`);
   return 1;

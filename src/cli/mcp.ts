@@ -1,16 +1,13 @@
 // `shellring mcp`: the MCP server on stdio. Nothing on this path may write to stdout but the protocol itself.
 import { serveStdio } from '../faces/mcp/stdio.js';
-import { directoryOption, parseCommand, sandboxedCwd } from './args.js';
-import { composeConfig, RUNTIME_FLAGS } from './config.js';
+import { directoryOption, parseCommand, sandboxedCwd, } from './args.js';
+import { composeConfig, } from './config.js';
 import { MCP_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
+import { MCP_FLAGS } from './flags.js';
 
 export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommand(argv, {
-    ...RUNTIME_FLAGS,
-    cwd: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommand(argv, MCP_FLAGS);
   if (values.help) {
     // Asked for by a person at a terminal, not by an MCP client: the one time stdout carries anything else.
     await write(io.stdout, MCP_HELP);

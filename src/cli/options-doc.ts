@@ -1,7 +1,8 @@
 // The configuration reference (docs/configuration.md), rendered from createRuntime's zod schema so it cannot drift.
 import { z } from 'zod';
 import { runtimeOptionsSchema } from '../runtime/options.js';
-import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
+import { COMMANDS } from './commands.js';
+import { serveConfigSchema } from './config.js';
 
 type Node = {
   type?: string | string[];
@@ -33,13 +34,14 @@ Every option of \`createRuntime(options)\`, generated from its zod schema (\`src
 when this page and the code differ. Options are validated once: an unknown key or a value out of range is an
 error naming the option (\`invalid runtime options: <path>: <reason>\`).
 
-The faces take the same options: \`serveStdio({ runtimeOptions })\` and \`serveHttp({ runtimeOptions })\`, and the CLI
-sets \`sandbox.mode\` with \`--sandbox\`, \`policy\` with \`--policy FILE\` and the session directory with \`--cwd\`. The Cordis plugins take the same
+The faces take the same options: \`serveStdio({ runtimeOptions })\` and \`serveHttp({ runtimeOptions })\`. The CLI takes
+them all from \`--config FILE\` (JSON, validated by the same schema) and the main ones as the flags of the \`flag\`
+column, which win over the file; \`--cwd\` names the session directory. The Cordis plugins take the same
 fields: \`bashLocal\` the \`executor\` ones, \`bashSandbox\` those and the \`sandbox\` ones, \`jobsLocal\` the \`jobs\`
 ones, \`shellEnv\` \`dshHome\`, \`toolBash\` \`enableRunInBackground\` and \`promoteOnTimeout\`.
 
-| option | type | default | description |
-| --- | --- | --- | --- |
+| option | type | default | flag | description |
+| --- | --- | --- | --- | --- |
 `;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -99,24 +101,36 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-const OAUTH_HEADER = `
-## \`serve.oauth\`: protected-resource metadata of the HTTP face
+const SERVE_HEADER = `
+## \`serve\`: the HTTP server's section of a \`--config\` file
 
-What \`GET /.well-known/oauth-protected-resource\` (RFC 9728) says: \`serveHttp({ oauth })\`, \`serve.oauth\` in a
-\`--config\` file, and the \`serve\` flags \`--resource-url\` and \`--authorization-server\` (comma-separated), from
-\`src/faces/http/resource-metadata.ts\`.
+What the \`shellring serve\` flags set, by the same names in camelCase (a flag given on the command line wins), from
+\`serveConfigSchema\` in \`src/cli/config.ts\`. \`serve.oauth\` is what \`GET /.well-known/oauth-protected-resource\`
+(RFC 9728) says: \`serveHttp({ oauth })\`, and the flags \`--resource-url\` and \`--authorization-server\`
+(comma-separated), from \`src/faces/http/resource-metadata.ts\`.
 
-| option | type | default | description |
-| --- | --- | --- | --- |
+| option | type | default | flag | description |
+| --- | --- | --- | --- | --- |
 `;
+
+/** The flags that set `path`, each with the commands that take it: `` `--sandbox` (run, mcp, serve) ``. */
+function flagsOf(path: string): string {
+  const byFlag = new Map<string, string[]>();
+  for (const [command, { flags }] of Object.entries(COMMANDS)) {
+    for (const [name, spec] of Object.entries(flags)) {
+      if (spec.sets?.includes(path)) byFlag.set(name, [...(byFlag.get(name) ?? []), command]);
+    }
+  }
+  return [...byFlag].map(([name, commands]) => `\`--${name}\` (${commands.join(', ')})`).join(', ') || '—';
+}
 
 function table(schema: z.ZodType, prefix: string): string {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Node;
   return rows(json, prefix, [])
-    .map((row) => `| \`${row.path}\` | ${cell(row.type)} | ${cell(row.defaults)} | ${cell(row.description)} |`)
+    .map((row) => `| \`${row.path}\` | ${cell(row.type)} | ${cell(row.defaults)} | ${flagsOf(row.path)} | ${cell(row.description)} |`)
     .join('\n');
 }
 
 export function configurationMarkdown(): string {
-  return `${HEADER}${table(runtimeOptionsSchema, '')}\n${OAUTH_HEADER}${table(resourceMetadataSchema, 'serve.oauth')}\n`;
+  return `${HEADER}${table(runtimeOptionsSchema, '')}\n${SERVE_HEADER}${table(serveConfigSchema, 'serve')}\n`;
 }

@@ -1,18 +1,16 @@
 // `shellring run`: one bash call through the whole runtime, printing exactly the text a model would see.
 import { randomUUID } from 'node:crypto';
 import { createRuntime } from '../runtime/runtime.js';
-import { directoryOption, integerOption, parseCommand, usageError } from './args.js';
-import { composeConfig, RUNTIME_FLAGS } from './config.js';
+import { directoryOption, integerOption, parseCommand, usageError, } from './args.js';
+import { composeConfig, } from './config.js';
 import { RUN_HELP } from './help.js';
 import { onceSignal, SIGNAL_EXIT, write, type CliIO } from './io.js';
+import { RUN_FLAGS } from './flags.js';
 
 const DESCRIPTION = 'run from the command line';
 
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommand(argv,
-    { ...RUNTIME_FLAGS, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    { positionals: true },
-  );
+  const { values, positionals } = parseCommand(argv, RUN_FLAGS, { positionals: true });
   if (values.help) {
     await write(io.stdout, RUN_HELP);
     return 0;

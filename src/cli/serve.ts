@@ -5,14 +5,17 @@ import { pino } from 'pino';
 import { ConsoleApprovals } from '../faces/console/approvals.js';
 import { createConsoleHandler, type ConsoleHandler } from '../faces/console/handler.js';
 import { TIMELINE_BYTES_PER_SESSION } from '../faces/console/timeline.js';
-import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp } from '../faces/mcp/http.js';
+import { DEFAULT_DRAIN_TIMEOUT_MS, serveHttp, type HttpServeOptions, type HttpServer } from '../faces/mcp/http.js';
 import { SessionRoutes } from '../faces/mcp/routes.js';
-import { directoryOption, integerOption, parseCommand, sandboxedCwd, usageError } from './args.js';
-import { composeConfig, RUNTIME_FLAGS } from './config.js';
+import { directoryOption, integerOption, parseCommand, sandboxedCwd, usageError, type Parsed } from './args.js';
+import { composeConfig, } from './config.js';
 import { SERVE_HELP } from './help.js';
 import { onceSignal, write, type CliIO } from './io.js';
-import { tokenDirectory, tokenOption } from './token.js';
+import { shownTrees, tokenDirectory, tokenOption } from './token.js';
 import { resourceMetadataSchema, type ResourceMetadataOptions } from '../faces/http/resource-metadata.js';
+import { AuthBackoff } from '../faces/http/auth-backoff.js';
+import { logBackoff } from '../faces/http/log.js';
+import { SERVE_FLAGS } from './flags.js';
 
 const MAX_MS = 2_147_483_647;
 
@@ -20,96 +23,31 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   // The command line may name the token file; /proc/<pid>/cmdline is readable by every process on the host, so
   // the title replaces it before any command can run.
   process.title = 'shellring serve';
-  const { values } = parseCommand(argv, {
-    ...RUNTIME_FLAGS,
-    port: { type: 'string' },
-    host: { type: 'string' },
-    cwd: { type: 'string' },
-    'token-file': { type: 'string' },
-    'max-sessions': { type: 'string' },
-    'max-commands-per-session': { type: 'string' },
-    'max-commands': { type: 'string' },
-    'idle-timeout': { type: 'string' },
-    'drain-timeout': { type: 'string' },
-    'log-commands': { type: 'boolean' },
-    'secure-cookie': { type: 'boolean' },
-    'instance-id': { type: 'string' },
-    'resource-url': { type: 'string' },
-    'authorization-server': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommand(argv, SERVE_FLAGS);
   if (values.help) {
     await write(io.stdout, SERVE_HELP);
     return 0;
   }
-  const count = (flag: string, raw: string | boolean | undefined) =>
-    integerOption(flag, raw, { min: 1, max: 1_000_000, unit: 'a whole number' });
-  const ms = (flag: string, raw: string | boolean | undefined, min: number) =>
-    integerOption(flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
-  // Flags win over the config file's serve section (see config.ts for the one precedence rule).
-  const { runtime: runtimeOptions, serve: file } = composeConfig(values);
-  const port = integerOption('--port', values.port, { min: 0, max: 65_535, unit: 'a port number' }) ?? file.port;
-  const host = typeof values.host === 'string' ? values.host : (file.host ?? '127.0.0.1');
-  const cwd = sandboxedCwd(runtimeOptions.sandbox?.mode, directoryOption(values.cwd ?? file.cwd));
-  const maxSessions = count('--max-sessions', values['max-sessions']) ?? file.maxSessions;
-  const maxCommandsPerSession = count('--max-commands-per-session', values['max-commands-per-session']) ?? file.maxCommandsPerSession;
-  const maxCommands = count('--max-commands', values['max-commands']) ?? file.maxCommands;
-  const idleTimeoutMs = ms('--idle-timeout', values['idle-timeout'], 0) ?? file.idleTimeoutMs;
-  const drainTimeoutMs = ms('--drain-timeout', values['drain-timeout'], 0) ?? file.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-  const logCommands = values['log-commands'] === true || file.logCommands === true;
-  const secureCookie = values['secure-cookie'] === true || file.secureCookie === true;
-  const instanceId = typeof values['instance-id'] === 'string' ? values['instance-id'] : file.instanceId;
-  const oauth = oauthOption(values, file.oauth);
-  const source = tokenOption(values['token-file'], process.env, file.tokenFile);
-  // Any sandbox, even one standing at danger-full-access: a person may narrow a session's mode later.
-  const hiddenPaths = source?.file !== undefined && runtimeOptions.sandbox !== undefined ? [tokenDirectory(source.file, cwd)] : [];
+  const { options, drainTimeoutMs, secureCookie } = await serveSettings(values);
   // Synchronous writes: the last lines before exit must not be lost, and stderr is not the hot path.
   const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   // The web console answers escalations of sessions whose MCP client has no elicitation.
   const approvals = new ConsoleApprovals();
-  const routes = new SessionRoutes({ fallback: approvals.request });
+  // One back-off for the endpoint and the console: wrong bearer tokens and wrong sign-ins count together.
+  const authBackoff = new AuthBackoff({ onBlock: logBackoff(logger) });
   // The console needs the runtime and token serveHttp makes; no request is handled before it is set below.
   let web: ConsoleHandler | undefined;
-  let server;
-  try {
-    server = await serveHttp({
-      routes,
-      consoleHandler: Object.assign((req: IncomingMessage, res: ServerResponse) => web!(req, res), { judgesAccess: true as const }),
-      retainedStores: [{ name: 'console', bytesPerSession: TIMELINE_BYTES_PER_SESSION, bytes: () => web?.retainedBytes() ?? 0 }],
-      host,
-      port,
-      cwd,
-      runtimeOptions,
-      token: source?.token,
-      hiddenPaths,
-      maxSessions,
-      maxCommandsPerSession,
-      maxCommands,
-      idleTimeoutMs,
-      logger,
-      logCommands,
-      instanceId,
-      oauth,
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'SHELLRING_NO_TOKEN' || code === 'SHELLRING_INVALID_CONFIG') throw usageError((error as Error).message, error);
-    // A taken port or an address this host does not have is the invocation's fault, not a crash.
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND') {
-      throw usageError(`cannot listen on ${host}:${port ?? 0}: ${(error as Error).message}`, error);
-    }
-    throw error;
-  }
+  const server = await started({
+    ...options,
+    routes: new SessionRoutes({ fallback: approvals.request }),
+    consoleHandler: Object.assign((req: IncomingMessage, res: ServerResponse) => web!(req, res), { judgesAccess: true as const }),
+    retainedStores: [{ name: 'console', bytesPerSession: TIMELINE_BYTES_PER_SESSION, bytes: () => web?.retainedBytes() ?? 0 }],
+    authBackoff,
+    logger,
+  });
   // Only a generated token (loopback only) may sign in from a printed link; a configured one signs in by the form.
-  web = createConsoleHandler(server.runtime, { token: server.token, approvals, secureCookie, linkSignIn: server.tokenGenerated });
-  await write(io.stderr, `shellring: MCP server listening on ${server.url}\n`);
-  if (server.tokenGenerated) {
-    await write(io.stderr, `shellring: token (generated for this run): ${server.token}\n`);
-    // Only a generated token is printed: a configured one stays out of logs.
-    await write(io.stderr, `shellring: web console at ${new URL(`/?token=${server.token}`, server.url)}\n`);
-  } else {
-    await write(io.stderr, `shellring: web console at ${new URL('/', server.url)} (sign in with the token in its form)\n`);
-  }
+  web = createConsoleHandler(server.runtime, { token: server.token, approvals, secureCookie, linkSignIn: server.tokenGenerated, authBackoff });
+  await announce(io, server);
   logger.info({ event: 'server.listening', url: server.url }, 'listening');
   const signal = await new Promise<NodeJS.Signals>((resolve) => onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], resolve));
   if (signal === 'SIGTERM') {
@@ -122,6 +60,69 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   web.close();
   logger.info({ event: 'server.stopped', signal }, 'stopped');
   return 0;
+}
+
+type ServeValues = Parsed['values'];
+
+/** The server's options from the flags over the config file's serve section (see config.ts for the one precedence rule). */
+async function serveSettings(values: ServeValues): Promise<{ options: HttpServeOptions; drainTimeoutMs: number; secureCookie: boolean }> {
+  const count = (flag: string, raw: string | boolean | undefined) =>
+    integerOption(flag, raw, { min: 1, max: 1_000_000, unit: 'a whole number' });
+  const ms = (flag: string, raw: string | boolean | undefined, min: number) =>
+    integerOption(flag, raw, { min, max: MAX_MS, unit: 'milliseconds' });
+  const { runtime: runtimeOptions, serve: file } = composeConfig(values);
+  const cwd = sandboxedCwd(runtimeOptions.sandbox?.mode, directoryOption(values.cwd ?? file.cwd));
+  const source = tokenOption(values['token-file'], process.env, file.tokenFile);
+  // Any sandbox, even one standing at danger-full-access: a person may narrow a session's mode later.
+  const hiddenPaths =
+    source?.file !== undefined && runtimeOptions.sandbox !== undefined
+      ? [tokenDirectory(source.file, await shownTrees(cwd, runtimeOptions.sandbox.readAllow))]
+      : [];
+  const options: HttpServeOptions = {
+    host: typeof values.host === 'string' ? values.host : (file.host ?? '127.0.0.1'),
+    port: integerOption('--port', values.port, { min: 0, max: 65_535, unit: 'a port number' }) ?? file.port,
+    cwd,
+    runtimeOptions,
+    token: source?.token,
+    hiddenPaths,
+    maxSessions: count('--max-sessions', values['max-sessions']) ?? file.maxSessions,
+    maxCommandsPerSession: count('--max-commands-per-session', values['max-commands-per-session']) ?? file.maxCommandsPerSession,
+    maxCommands: count('--max-commands', values['max-commands']) ?? file.maxCommands,
+    idleTimeoutMs: ms('--idle-timeout', values['idle-timeout'], 0) ?? file.idleTimeoutMs,
+    logCommands: values['log-commands'] === true || file.logCommands === true,
+    instanceId: typeof values['instance-id'] === 'string' ? values['instance-id'] : file.instanceId,
+    oauth: oauthOption(values, file.oauth),
+  };
+  return {
+    options,
+    drainTimeoutMs: ms('--drain-timeout', values['drain-timeout'], 0) ?? file.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    secureCookie: values['secure-cookie'] === true || file.secureCookie === true,
+  };
+}
+
+/** serveHttp, with the invocation's faults (no token, a taken port) as usage errors rather than crashes. */
+async function started(options: HttpServeOptions): Promise<HttpServer> {
+  try {
+    return await serveHttp(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'SHELLRING_NO_TOKEN' || code === 'SHELLRING_INVALID_CONFIG') throw usageError((error as Error).message, error);
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND') {
+      throw usageError(`cannot listen on ${options.host}:${options.port ?? 0}: ${(error as Error).message}`, error);
+    }
+    throw error;
+  }
+}
+
+/** The address, and the console's: a generated token is printed (loopback only), a configured one never. */
+async function announce(io: CliIO, server: HttpServer): Promise<void> {
+  await write(io.stderr, `shellring: MCP server listening on ${server.url}\n`);
+  if (server.tokenGenerated) {
+    await write(io.stderr, `shellring: token (generated for this run): ${server.token}\n`);
+    await write(io.stderr, `shellring: web console at ${new URL(`/?token=${server.token}`, server.url)}\n`);
+  } else {
+    await write(io.stderr, `shellring: web console at ${new URL('/', server.url)} (sign in with the token in its form)\n`);
+  }
 }
 
 /** The protected-resource metadata: --resource-url and --authorization-server over the config file's serve.oauth. */

@@ -1,7 +1,11 @@
-// The bash tool's description, in the words the model reads; it varies with the composition and the session's
-// approval channel, never per call.
+// The bash tool's description, in the words the model reads; it varies with the composition, its configured figures
+// and the session's face (approval channel, completion notices), never per call.
+import type { CommandLimits } from './limits.js';
 
 export interface DescriptionOptions {
+  limits: CommandLimits;
+  /** The face delivers a completion notice when a job finishes (MCP 2026-07-28 sends no unsolicited message). */
+  notices: boolean;
   background: boolean;
   promotes: boolean;
   sandbox: boolean;
@@ -9,18 +13,26 @@ export interface DescriptionOptions {
   escalation: boolean;
 }
 
+/** Background jobs, as a face that tells the model when one finishes, or one that does not (it must wait instead). */
+const BACKGROUND = {
+  notified:
+    'For long-running work (servers, watchers, long builds) set `run_in_background: true`: you get a job id at once. Read new output with job_output, list jobs with job_list, stop one with job_kill; you are told when a job finishes.',
+  waited:
+    'For long-running work (servers, watchers, long builds) set `run_in_background: true`: you get a job id at once. Read new output with job_output, list jobs with job_list, stop one with job_kill; no notice comes when a job finishes: wait for one with job_output and wait: true.',
+};
+
 export function bashDescription(options: DescriptionOptions): string {
   const parts = [
     'Run a bash command and get back what it printed.',
     'Every call starts a fresh `bash -c` shell: the working directory, variables and functions of earlier calls are gone. Pass `workdir` instead of running `cd`, and chain dependent steps in one command with `&&`.',
     'The result is stdout, then a `[stderr]` section when the command wrote to stderr, then markers on their own lines: `[exit code: N]` for a non-zero exit, `[killed by signal: SIG…]`, `[timed out after Nms]`. A clean run ends with no marker. A non-zero exit is a result to read, not a tool failure.',
-    'Each stream keeps only its last 64000 bytes; when more was printed you see `[output truncated; full output: <path>]`, and the whole stream is in that file (read parts of it with head, tail, grep or sed).',
+    `Each stream keeps only its last ${options.limits.maxOutputBytes} bytes; when more was printed you see \`[output truncated; full output: <path>]\`, and the whole stream is in that file (read parts of it with head, tail, grep or sed).`,
     'Commands run with managed `DSH_*` variables set: `$DSH_HOME` (the harness home), `$DSH_SHELL=1`, `$DSH_SESSION_ID` (this session), and others a deployment adds.',
     'Commands get no terminal and no stdin: use non-interactive flags (`-y`, `--no-pager`, `--batch`).',
   ];
   if (options.background) {
     parts.push(
-      'For long-running work (servers, watchers, long builds) set `run_in_background: true`: you get a job id at once. Read new output with job_output, list jobs with job_list, stop one with job_kill; you are told when a job finishes.',
+      options.notices ? BACKGROUND.notified : BACKGROUND.waited,
     );
   }
   if (options.promotes) {

@@ -42,6 +42,9 @@ export const bashToolErrors = {
   approvalUnavailable: (mode: string) =>
     `sandbox escalation to "${mode}" requires approval, but no approval channel is available`,
   rejected: (mode: string) => `the user rejected escalating this command to "${mode}"`,
+  /** The approval policy is `never`: refused without asking anyone (no person rejected it). */
+  neverApproved: (mode: string) =>
+    `sandbox escalation to "${mode}" is refused without asking anyone: this deployment's approval policy is "never"`,
   cancelled: (mode: string) => `approval for escalating to "${mode}" was cancelled`,
   aborted: 'tool call aborted',
 };
@@ -70,7 +73,7 @@ export function approvalPrompt(request: {
   currentMode: string;
 }): string {
   return [
-    `The ${request.toolName} tool asks to ${request.reason}.`,
+    sentence(`The ${request.toolName} tool asks to ${request.reason}`),
     `Command: ${request.command}`,
     `Working directory: ${request.cwd}`,
     `Sandbox: ${request.mode} for this one call (otherwise ${request.currentMode}).`,
@@ -80,3 +83,8 @@ export function approvalPrompt(request: {
 
 /** The reason an escalation's approval request carries. */
 export const escalationReason = (mode: string, justification: string) => `escalate sandbox to ${mode}: ${justification}`;
+
+/** `text` ending as a sentence: with a period, unless it already ends with one (or `!`, `?`). */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

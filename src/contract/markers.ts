@@ -1,5 +1,8 @@
 // The markers a result carries on lines of their own; the contract fixes each byte.
 
+/** Most paths a read refusal names; the rest are counted. */
+const NAMED_PATHS = 3;
+
 export const markers = {
   truncated: (path: string | undefined) => `[output truncated; full output: ${path ?? '(unavailable)'}]`,
   noOutput: '(no output)',
@@ -8,10 +11,28 @@ export const markers = {
   notMoved: (limit: number) => `[not moved to background: job limit reached (${limit}); job_kill one to free a slot]`,
   stopped: (reason: string) => `[stopped: ${reason}]`,
   signal: (name: string) => `[killed by signal: ${name}]`,
+  /** In place of the exit marker: the command's runner was killed before the command ended (a command may kill its
+   * own), which took the command with it; what it printed is kept. */
+  supervisionEnded:
+    '[supervision ended: the runner supervising this command was killed before the command ended; the output above is what it printed until then, and how it ended is unknown]',
   exitCode: (code: number | null) => `[exit code: ${code}]`,
   denied: (mode: string) => `[sandbox: file access denied under ${mode} mode]`,
+  /** A connection the domain network mode's proxy refused (crates/netproxy/src/proxy.rs writes the same line to the
+   * refused client). An IPv6 address stands in brackets. */
+  networkBlocked: (host: string, port: number, reason: string) =>
+    `[network: blocked ${host.includes(':') ? `[${host}]` : host}:${port} — ${reason}]`,
   escalationHint:
     '[sandbox: escalation available — retry this exact command once with sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]',
+  /** Paths a command named that its session cannot read (its read view hides or refuses them), with what it can. */
+  unreadable: (paths: readonly string[], readable: string) => {
+    const named = paths.slice(0, NAMED_PATHS).join(', ') + (paths.length > NAMED_PATHS ? ` and ${paths.length - NAMED_PATHS} more` : '');
+    return `[sandbox: ${named} ${paths.length === 1 ? 'is' : 'are'} outside what this session can read; it can read ${readable}]`;
+  },
+  /** After a read refusal, where someone can approve: no write mode helps, only leaving the sandbox does. */
+  readEscalationHint:
+    '[sandbox: only danger-full-access reads outside that view — if the task needs it, retry this exact command once with sandbox_permissions "danger-full-access" + justification; the approval prompt asks the user]',
+  /** A call's timeoutMs above the configured cap, which it ran under instead. */
+  timeoutCapped: (asked: number, cap: number) => `[timeoutMs capped at ${cap}: ${asked} is more than this server allows]`,
   runnerFailed: (mode: string) =>
     `[sandbox: the sandbox runner itself failed under ${mode} mode — the command did not run; this is a sandbox problem, not a command failure]`,
   /** A command ended but left processes running: how many, and what ends them (a job named here, or only the
@@ -23,6 +44,13 @@ export const markers = {
       ? `[${they} left running; ${ends} on ${count === 1 ? 'its' : 'their'} own or when the session closes]`
       : `[${they} left running as background job ${jobId}; ${ends} on ${count === 1 ? 'its' : 'their'} own, with job_kill, or when the session closes]`;
   },
+  /** An escalated command ended and what it left running was ended with it: an escalation covers its own command. */
+  escalationLeftoverEnded: (count: number) =>
+    `[${count === 1 ? '1 process' : `${count} processes`} the command left running ${count === 1 ? 'was' : 'were'} ended with it: an escalation lasts only as long as its own command]`,
+  /** A confined command ended but left processes running, which its sandbox ended with it (nothing outlives its
+   * command there); `background`: a long-lived process can run as a background job's command instead. */
+  leftoverEnded: (count: number, background: boolean) =>
+    `[${count === 1 ? '1 process left running was' : `${count} processes left running were`} ended with the command: in the sandbox nothing outlives its command${background ? '; run a server as the whole command of a run_in_background call, not with &' : ''}]`,
   dropped: (paths: string[]) =>
     `[some output was dropped from memory; full output: ${paths.length ? paths.join(', ') : '(unavailable)'}]`,
 };

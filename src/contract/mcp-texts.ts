@@ -11,8 +11,8 @@ export const modernToolDocs = {
 export const modernTexts = {
   sessionOpened: (handle: string) =>
     `opened session ${handle}: pass "session": "${handle}" to bash, job_output, job_list and job_kill to use it`,
-  /** A task's statusMessage while its job runs. */
-  taskWorking: (jobId: string) => `job ${jobId} is running`,
+  /** A task's statusMessage while its job runs: with the newest line it printed, once it printed one. */
+  taskWorking: (jobId: string, newestLine?: string) => `job ${jobId} is running${newestLine ? `; newest line: ${newestLine}` : ''}`,
   /** The stop reason of a task's job cancelled with tasks/cancel (`[stopped: <reason>]`). */
   taskCancelled: 'cancelled by the client (tasks/cancel)',
 };

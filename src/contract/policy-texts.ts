@@ -1,5 +1,6 @@
 // The command policy's words: the one line a refused call returns, the default reasons, the approval prompt and
 // the prompt lines that name what the policy refuses.
+import { sentence } from './bash-texts.js';
 
 /** How a rule is shown: its words, alternatives joined with `|` (`git push --force|-f`). */
 export const ruleLabel = (command: readonly (readonly string[])[]) => command.map((alternatives) => alternatives.join('|')).join(' ');
@@ -20,10 +21,26 @@ export const unresolvedWhy = {
   dynamicName: 'its command name is not a literal word',
   dynamicScript: (shell: string) => `the script given to ${shell} is not literal`,
   dynamicOption: (wrapper: string) => `an option of ${wrapper} is not literal`,
+  dynamicGitAlias: (alias: string) => `the script given to git alias ${alias} is not literal`,
   unknownOption: (wrapper: string, option: string) => `${wrapper} option ${option} is not one the checker knows`,
   splitString: 'env -S splits a string into a command the checker cannot see',
   tooDeep: (depth: number) => `nested more than ${depth} levels of bash -c or eval deep`,
   aliases: 'it turns on alias expansion, so later words may not run what they say',
+  opaqueRunner: (program: string) => `${program} runs a command in a way the checker does not follow`,
+  opaqueOption: (program: string, option: string) => `${program} option ${option} names a program or configuration that decides what runs`,
+  inputWords: (program: string) => `${program} adds words it reads from its input`,
+  foreignShell: (shell: string) => `${shell} scripts are not bash, so the checker cannot read them`,
+  stdinScript: (shell: string) => `${shell} reads its script from its standard input`,
+  deviceScript: (shell: string) => `${shell} reads its script from a device or a /proc file`,
+  dynamicVariable: 'it sets a variable whose name is not literal',
+  startupVariable: (name: string) => `it sets ${name}, which makes programs run code the command line does not show`,
+  gitConfig: (key: string) => `git -c ${key} may run a program the checker cannot see`,
+  unknownCommand: (tool: string, sub: string) => `"${sub}" is not a ${tool} command, so an alias from its configuration may decide what runs`,
+  aliasUse: (name: string) => `${name} is an alias the script defines, and sh, bash in POSIX mode and interactive shells expand aliases`,
+  dynamicAlias: 'it defines an alias whose words are not literal',
+  rebind: (builtin: string, option: string) => `${builtin} ${option} makes a command name run other code`,
+  coprocCompound: 'coproc runs a compound command the checker does not parse',
+  subscript: 'a literal word holds an array subscript with a command substitution, which bash runs when it reads the word as a variable or a number',
 };
 
 /** The one line a call refused by the policy returns; nothing ran. */
@@ -31,6 +48,9 @@ export const policyTexts = {
   denied: (subcommand: string, message: string) => `[policy: denied — ${subcommand}: ${message}]`,
   rejected: (subcommand: string, message: string) => `[policy: rejected by the user — ${subcommand}: ${message}]`,
   cancelled: (subcommand: string, message: string) => `[policy: approval cancelled — ${subcommand}: ${message}]`,
+  /** The approval policy is `never`: refused without asking anyone (no person rejected it). */
+  neverAsked: (subcommand: string, message: string) =>
+    `[policy: denied, this deployment's approval policy is "never", so nobody is asked — ${subcommand}: ${message}]`,
   noChannel: (subcommand: string, message: string) =>
     `[policy: denied, a person must approve it but no approval channel is available — ${subcommand}: ${message}]`,
 };
@@ -49,7 +69,7 @@ export function commandApprovalPrompt(request: {
   always: boolean;
 }): string {
   return [
-    `The ${request.toolName} tool asks to run ${request.subcommand}: ${request.message}.`,
+    sentence(`The ${request.toolName} tool asks to run ${request.subcommand}: ${request.message}`),
     `Command: ${request.command}`,
     `Working directory: ${request.cwd}`,
     request.ruleLabel !== undefined ? `Rule: ${request.ruleLabel}` : 'Rule: (none: the checker cannot resolve it)',

@@ -1,16 +1,16 @@
 // The words a runner's own failure (the command did not run) is told in, chosen by the stable code of its status line
-// (`error <CODE> <message>`, crates/runner/src/error.rs): the runner's message is only the detail it carries. A
+// (`error <CODE> <message>`, crates/wire/src/stage.rs): the runner's message is only the detail it carries. A
 // failed step of starting the command comes as its stable token, errno and the OS's text for it (then a tab and
-// what it named: crates/runner/src/stage.rs), and is worded here.
+// what it named: crates/wire/src/stage.rs), and is worded here.
 
-/** The stable codes of the runner's own failures, as crates/runner/src/error.rs names them. */
+/** The stable codes of the runner's own failures, as crates/wire/src/stage.rs names them. */
 export const RUNNER_ERROR_CODES = ['RUNNER_REQUEST', 'RUNNER_SETUP', 'RUNNER_SPAWN', 'RUNNER_SANDBOX_UNAVAILABLE'] as const;
 export type RunnerErrorCode = (typeof RUNNER_ERROR_CODES)[number];
 
 /** The session view cannot be had on this host (a code of its own, and a step's words). */
 const VIEW_UNAVAILABLE = 'sandbox unavailable: the session view needs a mount namespace';
 
-/** Each step of starting a command by its token (crates/runner/src/stage.rs), from what it named (if anything). */
+/** Each step of starting a command by its token (crates/wire/src/stage.rs), from what it named (if anything). */
 const STAGES: Record<string, (subject: string) => string> = {
   exec: (program) => `spawn ${program}`,
   caps: () => 'sandbox drop capabilities',
@@ -31,7 +31,7 @@ const STAGES: Record<string, (subject: string) => string> = {
   stdio: () => 'spawn: stdio',
 };
 
-/** The steps of making a command's namespaces by token (crates/runner/src/mount_ns.rs `STEPS`). */
+/** The steps of making a command's namespaces by token (crates/runner/src/confine/mount_ns.rs `STEPS`). */
 const NAMESPACE_STEPS: Record<string, string> = {
   unshare: 'unshare',
   setgroups: 'setgroups',
@@ -46,6 +46,7 @@ const NAMESPACE_STEPS: Record<string, string> = {
   chdir: 'chdir',
   mask: 'mask',
   'mount-proc': 'mount proc',
+  idmap: 'idmap the system trees',
 };
 
 /** The tokens the runner reports steps and namespace steps by, for the test that holds them to the runner's. */

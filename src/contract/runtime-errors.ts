@@ -35,6 +35,9 @@ export const runtimeErrors = {
 /** Longest session id, in characters: it travels in every command's environment (DSH_SESSION_ID). */
 export const MAX_SESSION_ID_CHARS = 256;
 
+/** Longest session label, in characters: a name for people, shown in a console's list. */
+export const MAX_SESSION_LABEL_CHARS = 200;
+
 export const sessionErrors = {
   id: (value: unknown) =>
     `invalid session id: expected 1 to ${MAX_SESSION_ID_CHARS} characters, none of them control characters, got ${typeof value === 'string' ? shownJson(value) : kindOf(value)}`,
@@ -47,13 +50,16 @@ export const sessionErrors = {
   reopenedTools: (tools: readonly string[] | undefined) => (tools === undefined ? 'every tool' : `tools ${JSON.stringify(tools)}`),
   closed: (id: string) => `session ${id} is closed`,
   notAllowed: (name: string) => `tool ${shownJson(name)} is not available to this session`,
+  label: (value: unknown) =>
+    `invalid session label: expected a string of at most ${MAX_SESSION_LABEL_CHARS} characters, none of them control characters, got ${typeof value === 'string' ? shownJson(value) : kindOf(value)}`,
   cwd: (value: unknown) => `invalid session cwd: expected a non-empty string, got ${shownJson(value)}`,
   tools: (value: unknown) => `invalid session tools: expected an array of tool names, got ${kindOf(value)}`,
   unknownRestriction: (name: unknown) =>
-    `invalid session tools: unknown tool ${shownJson(name)} (shellring's tools are bash, job_output, job_list, job_kill)`,
+    `invalid session tools: unknown tool ${shownJson(name)} (shellring's tools are bash, job_output, job_list, job_kill, job_input)`,
   unknownTool: (name: unknown) => `unknown tool ${shownJson(name)}`,
   approvalChannel: 'invalid approval channel: expected a function or undefined',
   noSandbox: 'this runtime has no sandbox; create it with the `sandbox` option',
+  noDomains: "this runtime's network is not by name; create it with sandbox.network {mode: 'domains', ...}",
   sandboxMode: (mode: unknown, modes: readonly string[]) => `invalid sandbox mode ${JSON.stringify(mode)}: expected one of ${modes.join(', ')}`,
   toolName: (value: unknown) =>
     `invalid tool name: expected a string naming one of this session's tools (see tools/list), got ${shownJson(value)}`,
@@ -66,6 +72,20 @@ export const callErrors = {
   signal: (value: unknown) => `invalid signal: expected an AbortSignal, got ${kindOf(value)}`,
   callId: (value: unknown) => `invalid callId: expected a string, got ${shownJson(value)}`,
   watchOutput: (value: unknown) => `invalid watchOutput: expected a function, got ${kindOf(value)}`,
+  suspended: (value: unknown) => `invalid suspended: expected a function, got ${kindOf(value)}`,
   context: (value: unknown) => `invalid call context: expected an object, got ${kindOf(value)}`,
   sessionId: (value: unknown) => `invalid call context: sessionId must be a string, got ${shownJson(value)}`,
+  /**
+   * Arguments the tool does not take: refused rather than ignored, so a misnamed one (`timeout`) never runs the call
+   * on a default. `guesses` names the argument each one most likely meant; `known` are the tool's own.
+   */
+  unknownArguments: (tool: string, names: readonly string[], guesses: ReadonlyMap<string, string>, known: readonly string[]) => {
+    const shown = names.slice(0, SHOWN_NAMES).map((name) => (guesses.has(name) ? `${shownJson(name)} (did you mean ${guesses.get(name)}?)` : shownJson(name)));
+    const more = names.length > SHOWN_NAMES ? ` and ${names.length - SHOWN_NAMES} more` : '';
+    const takes = known.length ? `${tool} takes ${known.join(', ')}` : `${tool} takes no arguments`;
+    return `unknown argument${names.length === 1 ? '' : 's'} ${shown.join(', ')}${more}: ${takes}`;
+  },
 };
+
+/** Unknown argument names an error shows before it counts the rest. */
+const SHOWN_NAMES = 5;

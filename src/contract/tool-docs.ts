@@ -1,12 +1,13 @@
 // What the model reads about each tool's parameters and about the job tools themselves.
+import type { CommandLimits, JobLimits } from './limits.js';
 
 export const bashParamDocs = {
   command: 'The bash command to run, as one `bash -c` script.',
   description:
     'What the command does, in 5-10 words of active voice (for example "List files in the build directory"); shown to the user.',
-  timeoutMsPromotes:
-    'Milliseconds to wait for the command (default 120000, at most 600000). A command still running then keeps running as a background job whose id the result gives.',
-  timeoutMs: 'Milliseconds before the command is killed (default 120000, at most 600000).',
+  timeoutMsPromotes: (limits: CommandLimits) =>
+    `Milliseconds to wait for the command (default ${limits.timeoutMs}, at most ${limits.maxTimeoutMs}). A command still running then keeps running as a background job whose id the result gives.`,
+  timeoutMs: (limits: CommandLimits) => `Milliseconds before the command is killed (default ${limits.timeoutMs}, at most ${limits.maxTimeoutMs}).`,
   workdir:
     'Directory to run in, absolute or relative to the session directory. Use this instead of `cd`: no shell state survives between calls.',
   runInBackground:
@@ -24,7 +25,7 @@ export const jobToolDocs = {
   jobKill: 'Stop one of your background jobs (TERM to its processes, KILL after a grace period).',
   jobId: 'The job id, as `started background job <id>` or a hand-off named it (for example "bash-1").',
   wait: 'Block until the job finishes or timeout_ms passes, then read. Prefer this to calling job_output repeatedly.',
-  timeoutMs: 'With wait: how long to wait, in milliseconds (default 30000, at most 600000).',
+  timeoutMs: (limits: JobLimits) => `With wait: how long to wait, in milliseconds (default ${limits.waitMs}, at most ${limits.maxWaitMs}).`,
   reason: 'Why the job is no longer needed; kept in its status.',
 };
 
@@ -45,6 +46,9 @@ export const outputSchemaDocs = {
   signal: 'foreground: the signal that ended the command.',
   stopped: 'foreground: the reason a person gave for stopping it.',
   leftover: 'foreground: processes the command left running, and the background job that holds them, if any.',
+  ended: 'foreground: processes a confined command left running, which its sandbox ended with it.',
+  networkBlocked: 'foreground, network by name: the connections the proxy refused while the call ran (host, port, reason), each once.',
+  unreadable: 'Paths the command named that are outside what this session can read (hidden or refused by the sandbox).',
   jobId: 'background and promoted: the job to read with job_output.',
   output: 'promoted: the output shown before the hand-off.',
   waiting: 'promoted: what the command waits for, when known (input nobody can type, or connections).',

@@ -3,12 +3,14 @@
 /** What a command as a whole is known to wait for: input nobody can give it, or connections (the supervisor's
  * finding, src/executor/waiting.ts). */
 export type WaitingFinding =
-  | { kind: 'input'; pid: number; name: string; source: 'terminal' | 'stdin' }
+  | { kind: 'input'; pid: number; name: string; source: 'terminal' | 'stdin'; typable?: true }
   | { kind: 'accept'; pid: number; name: string; address: string };
 
 /** The finding on a line of its own. */
 export function waitingLine(finding: WaitingFinding): string {
   if (finding.kind === 'accept') return `[waiting: pid ${finding.pid} (${finding.name}) accepts connections on ${finding.address}]`;
+  // A terminal job's own terminal: job_input types into it.
+  if (finding.typable) return `[waiting for input: pid ${finding.pid} (${finding.name}) reads its terminal; answer it with job_input]`;
   const reads = finding.source === 'terminal' ? 'reads a terminal' : 'reads its stdin';
   return `[waiting for input: pid ${finding.pid} (${finding.name}) ${reads}; this tool cannot type into it — job_kill it and rerun non-interactively]`;
 }

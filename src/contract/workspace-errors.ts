@@ -6,6 +6,14 @@ export const workspaceRootErrors = {
   wholeFilesystem: 'it would make the whole filesystem writable',
   home: 'it is the home directory; use a project directory',
   ownFiles: (path: string) => `it contains the runtime's own files (${path}); use a narrower directory`,
+  /** A root within the runtime's state or code (its package, dependencies, runner, node): the next run executes it. */
+  insideOwn: (path: string) => `it lies inside the runtime's own files (${path}); use a project directory`,
+  /** A root within a tree the host runs programs or reads their configuration from (see sandbox/writable-roots.ts). */
+  system: (tree: string) => `it lies inside ${tree}, where the host keeps programs and configuration it runs; use a project directory`,
+  /** A root that is, or holds, a directory of the runtime's PATH: its files would run by name. */
+  onPath: (dir: string) => `it would make ${dir}, a directory on the runtime's PATH, writable; use a project directory`,
+  /** A root within a home's dot-directory (shell startup, ssh, git, editors, toolchains). */
+  homeConfig: (dir: string) => `it lies inside ${dir}, where a home keeps configuration and tools its programs run; use a project directory`,
   insideOther: (id: string, root: string) => `it lies inside session ${id}'s workspace ${root}`,
   containsOther: (id: string, root: string) => `it contains session ${id}'s workspace ${root}`,
   /** A session beside another whose workspace nests with its own (`problem`: insideOther or containsOther). */

@@ -16,9 +16,10 @@ export function pluginTools(plugin: ToolPlugin, table: readonly ToolSpec[] = TOO
   return table.filter((spec) => spec.only === undefined && spec.needs.includes('jobs') === (plugin === 'tool-jobs'));
 }
 
-/** Registers the prompt sections of `specs` (a section several share, once) for as long as the plugin is active. */
+/** Registers the prompt sections of `specs` (a section several share, once) for as long as the plugin is active. A
+ * host delivers completion notices (the `jobs/notice` event), so the sections promise them. */
 export function registerPrompts(ctx: Context, specs: readonly ToolSpec[]): void {
-  for (const section of orderSections(specs.flatMap((spec) => spec.prompt?.({}) ?? []))) {
+  for (const section of orderSections(specs.flatMap((spec) => spec.prompt?.({ notices: true }) ?? []))) {
     ctx.effect(() => ctx.systemPrompt.register(section));
   }
 }
@@ -29,7 +30,7 @@ export function registerTools(ctx: Context, specs: readonly ToolSpec[], services
     .filter((spec) => provides(services, spec))
     .map((spec) => {
       const tool = spec.build(services);
-      return ctx.tools.register({ definition: tool.definitionFor(undefined), call: (input, context) => tool.call(input, context) });
+      return ctx.tools.register({ definition: tool.definitionFor({}), call: (input, context) => tool.call(input, context) });
     });
   return () => {
     for (const remove of removals) remove();

@@ -5,6 +5,7 @@ import type Schema from 'schemastery';
 import type { JobRegistry } from '../jobs/registry.js';
 import { bashToolConfigSchema, type BashToolConfig } from '../tools/bash-config.js';
 import { pluginTools, registerPrompts, registerTools } from './table.js';
+import { sandboxSection } from '../tools/prompt-sections.js';
 import { fromZod } from './from-zod.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalConfig } from '../sandbox/approval.js';
@@ -37,7 +38,16 @@ export function apply(ctx: Context, config: Config): void {
     mounted = undefined;
     // A built tool fixes its registry and schema, so each swap builds anew (cheap: one schema).
     const unregister = registerTools(ctx, specs, { executor: ctx.shell, env: ctx.shellEnv, jobs, sandbox, approval, config });
-    mounted = { key, unregister };
+    // Confined commands: the prompt ends with the standing mode and what commands can write and read, as the
+    // library's and MCP faces' do (each session has its own working directory, so the section names it so).
+    const unprompt = sandbox ? ctx.systemPrompt.register(sandboxSection(sandbox, sandbox.defaultMode, undefined)) : () => {};
+    mounted = {
+      key,
+      unregister: () => {
+        unregister();
+        unprompt();
+      },
+    };
   };
   ctx.effect(() => {
     mount();

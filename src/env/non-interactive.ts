@@ -1,6 +1,6 @@
 // The variables that keep a command from waiting on a keyboard nobody holds: editors and password prompts that
 // fail at once with a line saying what to do, pagers that print, installers and credential helpers that never ask.
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The helpers ship with the package as plain `#!/bin/sh` scripts under dist/src/env/bin: a sandbox that shows
@@ -10,6 +10,17 @@ export const NO_EDITOR = fileURLToPath(new URL('./bin/shellring-no-editor', impo
 export const NO_ASKPASS = fileURLToPath(new URL('./bin/shellring-no-askpass', import.meta.url));
 /** Their directory: a session's read view shows it (read-only) beside the system. */
 export const STAND_INS = dirname(NO_EDITOR);
+/** Stand-ins for the full-screen programs a command may call by name (vi, top, ...), first on every command's PATH:
+ * without a terminal each fails at once with what to run instead, and runs the real program when called in a way
+ * that needs no screen (see bin/shellring-full-screen). Pagers are not among them: they print when there is no
+ * terminal. */
+export const FULL_SCREEN_DIR = join(STAND_INS, 'full-screen');
+
+/** `path` with the full-screen stand-ins first; an empty or absent PATH is left alone (an empty entry would name
+ * the working directory). */
+export function withStandIns(path: string | undefined): string | undefined {
+  return path ? `${FULL_SCREEN_DIR}:${path}` : path;
+}
 
 /**
  * Set for every command before the environment policy's `set`, the trusted env and DSH_*, so each is overridable.

@@ -1,73 +1,24 @@
 // The environment policy: which of the host's variables a command inherits (in the spirit of Codex's
 // shell_environment_policy), and the default that keeps credentials, by name or by value, out of every command.
 import { z } from 'zod';
+import { nameLooksSecret } from './credential-names.js';
+import { valueLooksSecret } from './credential-values.js';
 
 /** The variables `inherit: 'core'` keeps: what a shell needs to find programs, home and locale. */
 export const CORE_VARIABLES = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'USER', 'USERNAME', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ'];
 
-/** Name fragments that mark a secret wherever they appear in a name (case-insensitive). */
-const SECRET_SUBSTRINGS = [
-  'KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'PASSCODE', 'CREDENTIAL', 'COOKIE', 'SESSION', 'PRIVATE',
-  'WEBHOOK', 'ASKPASS', 'KUBECONFIG', 'NETRC',
-];
-/** Short fragments that would match too much inside other words: secret only as a whole `_`-separated word. */
-const SECRET_WORDS = ['PASS', 'PWD', 'PAT', 'AUTH', 'DSN', 'CERT', 'CERTS', 'CREDS', 'SK', 'JWT', 'OTP', 'SALT', 'SEED', 'PEPPER', 'MNEMONIC', 'PIN', 'HMAC'];
-/**
- * Secret words as they are shortened by dropping vowels (TKN, KY, SCRT, PSWD): a word whose vowel-less form is one
- * of these is a secret word too. Only forms of three or more letters, or KY, which names nothing ordinary.
- */
-const SECRET_SKELETONS = new Set(['TKN', 'TKNS', 'KY', 'KYS', 'SCRT', 'SCRTS', 'PSWD', 'PSWRD', 'PSPHRS', 'CRDNTL', 'CRDNTLS', 'PRVT']);
-/** Names that hold a secret word yet name public things: the shell's working directories and TLS trust anchors. */
-const ORDINARY_NAMES = new Set([
-  'PWD', 'OLDPWD', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'GIT_SSL_CAINFO',
-]);
 /** Sockets of agents that sign or decrypt for whoever connects. */
 export const AGENT_SOCKETS = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'SSH_AGENT_PID', 'GNOME_KEYRING_CONTROL', 'DBUS_SESSION_BUS_ADDRESS'];
-/** Names of files that hold or fetch credentials (besides the fragments above: KUBECONFIG, NETRC, *ASKPASS). */
-const CREDENTIAL_POINTERS = new Set(['DOCKER_CONFIG', 'AWS_CONFIG_FILE', 'CLOUDSDK_CONFIG', 'GNUPGHOME', 'GIT_CONFIG_PARAMETERS']);
+/** Names of files that hold or fetch credentials (besides the name fragments: KUBECONFIG, NETRC, *ASKPASS). */
+const CREDENTIAL_POINTERS = new Set(['DOCKER_CONFIG', 'AWS_CONFIG_FILE', 'CLOUDSDK_CONFIG', 'GNUPGHOME', 'GIT_CONFIG_PARAMETERS', 'PGPASSFILE']);
 /** Exported bash functions (`BASH_FUNC_name%%`): code, which may carry anything, run by every bash that starts. */
 const EXPORTED_FUNCTION = /^BASH_FUNC_/i;
-/** Digits written for the letters they look like (PASSW0RD, T0KEN, S3CRET). */
-const LOOKALIKES: Record<string, string> = { '0': 'O', '1': 'I', '3': 'E', '4': 'A', '5': 'S', '7': 'T', '@': 'A', $: 'S' };
 
-/** Values that carry a credential whatever their name: a URL with user:password@, a private key, well-known token shapes. */
-const SECRET_VALUES: RegExp[] = [
-  /[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-  /\b(?:sk|rk|pk)_(?:live|test)_[0-9a-z]{8,}/i,
-  /\bsk-(?:ant-|proj-)?[0-9a-z_-]{16,}/i,
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[0-9a-z]{20,}|\bgithub_pat_[0-9a-z_]{20,}/i,
-  /\bglpat-[0-9a-z_-]{20,}/i,
-  /\bxox[abprs]-[0-9a-z-]{10,}/i,
-  /\bA(?:KIA|SIA)[0-9A-Z]{16}\b/,
-  /\bAIza[0-9A-Za-z_-]{35}\b/,
-  /\bnpm_[0-9a-z]{36}\b/i,
-  /\beyJ[0-9a-z_-]{10,}\.eyJ[0-9a-z_-]{10,}\.[0-9a-z_-]{10,}/i,
-  // Webhook addresses are their own credential: whoever has one posts as the integration.
-  /\bhooks\.slack\.com\/(?:services|workflows|triggers)\//i,
-  /\bdiscord(?:app)?\.com\/api\/webhooks\//i,
-  /\.webhook\.office\.com\//i,
-  /\bBearer\s+[0-9a-z._~+/-]{16,}/i,
-];
-
-/** Whether the default excludes drop `name=value`. */
+/** Whether the default excludes drop `name=value`: by its name (credential-names.ts) or its value (credential-values.ts). */
 export function looksLikeCredential(name: string, value: string): boolean {
   const upper = name.toUpperCase();
   if (EXPORTED_FUNCTION.test(upper) || AGENT_SOCKETS.includes(upper) || CREDENTIAL_POINTERS.has(upper)) return true;
-  if (!ORDINARY_NAMES.has(upper)) {
-    const plain = upper.replace(/[0134579@$]/g, (c) => LOOKALIKES[c] ?? c);
-    for (const form of plain === upper ? [upper] : [upper, plain]) {
-      if (SECRET_SUBSTRINGS.some((s) => form.includes(s))) return true;
-      const words = form.split(/[_\-.]+/);
-      if (words.some((word) => SECRET_WORDS.includes(word) || SECRET_SKELETONS.has(skeleton(word)))) return true;
-    }
-  }
-  return SECRET_VALUES.some((pattern) => pattern.test(value));
-}
-
-/** A word without its vowels and with doubled letters single: TOKEN -> TKN, PASSWORD -> PSWRD. */
-function skeleton(word: string): string {
-  return word.replace(/[AEIOU]/g, '').replace(/(.)\1+/g, '$1');
+  return nameLooksSecret(name) || valueLooksSecret(value);
 }
 
 const glob = z.string().min(1, { error: 'expected a non-empty glob' });

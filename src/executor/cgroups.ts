@@ -5,7 +5,7 @@
 // worker (see cgroup-sweep.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ConfinementPlan } from './confinement-plan.js';
+import type { ConfinementPlan } from './wire/plan.js';
 import { leaveBesideCommands, placeBesideCommands } from './server-placement.js';
 
 export interface ResourceLimits {

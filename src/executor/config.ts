@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { envPolicySchema } from '../env/policy.js';
 import { parseConfig } from '../errors.js';
-import { sshExecutorShape } from './remote/config.js';
+import { sshExecutorShape } from './ssh-options.js';
 
 export const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -26,7 +26,7 @@ export const executorConfigSchema = z
         processes: z.number().int().positive().nullable().default(1024).describe('Processes one session may run at once (null: no limit).'),
         memoryBytes: z.number().int().positive().nullable().default(null).describe('Memory one session may use, in bytes, where cgroups allow (null: no limit).'),
         cpuWeight: z.number().int().min(1).max(10_000).nullable().default(null).describe('CPU weight of a session, 1-10000 (cpu.weight on cgroup v2, cpu.shares on v1); any weight makes sessions share CPU time as wholes (null: the default).'),
-        commandsCpuWeight: z.number().int().min(1).max(10_000).nullable().default(100).describe('CPU weight of all the runtime\'s commands together, 1-10000, in a cgroup of their own (cpu.weight on cgroup v2, cpu.shares on v1, where the cpu controller is writable): hundreds of busy commands then weigh as one, so the event loop is not starved. On v1 they sit beside this process, which weighs 1000, in a cgroup pair that weighs against the host\'s other work as two ordinary processes; on v2 they weigh against this process\'s threads and the host\'s other work (README: Scheduling). null: commands compete one by one.'),
+        commandsCpuWeight: z.number().int().min(1).max(10_000).nullable().default(100).describe('CPU weight of all the runtime\'s commands together, 1-10000, in a cgroup of their own (cpu.weight on cgroup v2, cpu.shares on v1, where the cpu controller is writable): hundreds of busy commands then weigh as one, so the event loop is not starved. On v1 they sit beside this process, which weighs 1000, in a cgroup pair that weighs against the host\'s other work as two ordinary processes; on v2 they weigh against this process\'s threads and the host\'s other work (docs/architecture.md, "Scheduling"). null: commands compete one by one.'),
       })
       .strict()
       .default({ processes: 1024, memoryBytes: null, cpuWeight: null, commandsCpuWeight: 100 })

@@ -7,7 +7,7 @@ import type { CaptureBackend } from '../capture/types.js';
 import { childEnv } from '../env/child-env.js';
 import { EnvFilter } from '../env/policy.js';
 import { HostEnv } from '../env/host-env.js';
-import { executorErrors, MAX_COMMAND_BYTES } from '../contract/index.js';
+import { executorErrors, MAX_COMMAND_BYTES, type CommandLimits } from '../contract/index.js';
 import type { ExecutorConfig } from './config.js';
 import { Launch, type CommandHosts } from './launch.js';
 import type { AtTimeout } from './protocol.js';
@@ -18,7 +18,7 @@ import type { HeldSandbox } from './session-sandboxes.js';
 import { StartedCommand } from './handle.js';
 import type { SpillContext } from './stream-result.js';
 import { ShellringError } from '../errors.js';
-import type { ConfinementPlan } from './confinement-plan.js';
+import type { ConfinementPlan } from './wire/plan.js';
 
 /** How long closing waits for the commands it ends: their supervisors sweep a runner still there after 500 ms, so
  * only a wedged worker outlasts this (its runners end with their lifelines when the worker goes). */
@@ -65,6 +65,11 @@ export abstract class ExecutorBase implements Executor {
     return this.config.cwd;
   }
 
+  get commandLimits(): CommandLimits {
+    const { timeoutMs, maxTimeoutMs, maxOutputBytes } = this.config;
+    return { timeoutMs, maxTimeoutMs, maxOutputBytes };
+  }
+
   abstract closeSession(sessionId: string | undefined): Promise<void>;
   abstract close(): Promise<void>;
 
@@ -77,7 +82,7 @@ export abstract class ExecutorBase implements Executor {
     if (typeof request?.command !== 'string' || !request.command.trim()) {
       throw invalid(executorErrors.command);
     }
-    // A command over the one-argument limit reaches bash on its stdin (see runner-request.ts): not when the
+    // A command over the one-argument limit reaches bash on its stdin (see wire/request.ts): not when the
     // caller's own stdin takes that place.
     if (request.stdin !== undefined) {
       const bytes = Buffer.byteLength(request.command, 'utf8');
@@ -102,11 +107,12 @@ export abstract class ExecutorBase implements Executor {
       stderrMaxBytes: config.maxOutputBytes,
       maxSpillBytes: config.maxSpillBytes,
       graceMs: config.graceMs,
-      env: childEnv(this.#env, sandboxed(request), request.env, request.dshEnv),
+      env: terminalEnv(childEnv(this.#env, sandboxed(request), request.env, request.dshEnv), request.terminal !== undefined),
       stdin: request.stdin,
       signal: request.signal,
       sessionId: request.sessionId,
       sandbox: request.sandboxPolicy,
+      ...(request.terminal ? { terminal: request.terminal } : {}),
     };
   }
 
@@ -134,6 +140,9 @@ export abstract class ExecutorBase implements Executor {
         ...handle.streams(),
         ...(sandbox ? { sandbox } : {}),
         ...(outcome.leftover ? { leftover: outcome.leftover } : {}),
+        ...(outcome.supervisionEnded ? { supervisionEnded: outcome.supervisionEnded } : {}),
+        ...(outcome.leftoverEnded ? { leftoverEnded: true } : {}),
+        ...(outcome.ended ? { ended: outcome.ended } : {}),
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       };
     } finally {
@@ -154,7 +163,7 @@ export abstract class ExecutorBase implements Executor {
    * starts when `spec` resolves. A preparation that rejects settles the handle as failed with its message; a kill
    * first settles it as killed, and nothing is started for it.
    */
-  startWhenReady(spec: Promise<ExecSpec>, options: { sessionId?: string; ring?: boolean } = {}): ProcessHandle {
+  startWhenReady(spec: Promise<ExecSpec>, options: { sessionId?: string; ring?: boolean; terminal?: boolean } = {}): ProcessHandle {
     if (this.#closed) {
       // Nothing will follow this preparation: its failure must not surface as an unhandled rejection.
       spec.catch(() => undefined);
@@ -162,7 +171,7 @@ export abstract class ExecutorBase implements Executor {
     }
     const { maxOutputBytes, maxSpillBytes } = this.config;
     const caps = { stdoutMaxBytes: maxOutputBytes, stderrMaxBytes: maxOutputBytes, maxSpillBytes };
-    const handle = this.#open({ ...caps, sessionId: options.sessionId }, options.ring ?? false);
+    const handle = this.#open({ ...caps, sessionId: options.sessionId }, options.ring ?? false, options.terminal ?? false);
     const key = options.sessionId ?? '';
     this.#preparing.set(handle, key);
     void spec.then(
@@ -206,13 +215,17 @@ export abstract class ExecutorBase implements Executor {
 
   #launch(spec: ExecSpec, atTimeout: AtTimeout, ring: boolean): StartedCommand {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', executorErrors.closed);
-    const handle = this.#open(spec, ring);
+    const handle = this.#open(spec, ring, spec.terminal !== undefined);
     this.#begin(handle, spec, atTimeout);
     return handle;
   }
 
   /** A handle with a fresh capture for the session's command, counted at release. */
-  #open(caps: Pick<ExecSpec, 'stdoutMaxBytes' | 'stderrMaxBytes' | 'maxSpillBytes' | 'sessionId'>, ring: boolean): StartedCommand {
+  #open(
+    caps: Pick<ExecSpec, 'stdoutMaxBytes' | 'stderrMaxBytes' | 'maxSpillBytes' | 'sessionId'>,
+    ring: boolean,
+    terminal: boolean,
+  ): StartedCommand {
     const { sessionId } = caps;
     const used = this.spills.used(sessionId, this.capture);
     const place = this.spills.dirFor(sessionId);
@@ -226,7 +239,7 @@ export abstract class ExecutorBase implements Executor {
     });
     this.spills.opened(sessionId, captureId);
     const spill: SpillContext = { cap: spillCap, quotaBound: spillCap < caps.maxSpillBytes };
-    const handle = new StartedCommand(this.capture, captureId, spill);
+    const handle = new StartedCommand(this.capture, captureId, spill, terminal);
     handle.spillPlaced = place.made.then((problem) => {
       if (problem !== undefined) spill.noDir = problem;
     });
@@ -273,6 +286,7 @@ export abstract class ExecutorBase implements Executor {
       plan,
       sessionId: spec.sessionId,
       ...(held ? { serverSocket: held.socket } : {}),
+      ...(spec.terminal ? { terminal: spec.terminal } : {}),
     });
     if (held) void launch.gone.then(held.release);
     const key = spec.sessionId ?? '';
@@ -317,4 +331,11 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
 function sandboxed(request: ExecRequest): boolean {
   const mode = request.sandboxPolicy?.mode;
   return mode !== undefined && mode !== 'danger-full-access';
+}
+
+/** A command on a terminal is told what the runner's screen model understands (the pipes' `dumb` would have it
+ * draw nothing). */
+function terminalEnv(env: Record<string, string>, terminal: boolean): Record<string, string> {
+  if (terminal) env.TERM = 'xterm-256color';
+  return env;
 }

@@ -5,6 +5,9 @@ import type { KillCause } from './protocol.js';
 import type { Launch } from './launch.js';
 import { streamResult, type SpillContext } from './stream-result.js';
 import type { WaitingFinding } from './waiting.js';
+import { judgeDenials } from './denials.js';
+import { termLine } from './wire/control.js';
+import type { TermScreen } from './wire/term.js';
 import type {
   ObservedReader,
   ProcessHandle,
@@ -16,13 +19,6 @@ import type {
 } from './types.js';
 
 const DEFAULT_OBSERVE = 64 * 1024;
-/**
- * How Landlock and bubblewrap denials read on stderr (EACCES, EPERM, EROFS as the shell and coreutils print them).
- * The one fact still read from output, because only the kernel knows it: the confinement refuses a system call of
- * the command itself, which neither the runner nor the supervisor sees. Everything the runner knows (its own
- * failure, the workdir it could not enter, what it enforces) comes as a field of its status instead.
- */
-const DENIAL = /Permission denied|Operation not permitted|Read-only file system/;
 
 export class StartedCommand implements ProcessHandle {
   readonly captureId: number;
@@ -54,8 +50,11 @@ export class StartedCommand implements ProcessHandle {
   /** Settles once the session's spill directory is made, or known not to be (the result then says why). */
   spillPlaced: Promise<void> = Promise.resolve();
 
+  readonly terminal: boolean;
+
   /** A handle over `captureId` whose command starts later, with `launch`, or never, with `fail` or a kill. */
-  constructor(capture: CaptureBackend, captureId: number, spill: SpillContext) {
+  constructor(capture: CaptureBackend, captureId: number, spill: SpillContext, terminal = false) {
+    this.terminal = terminal;
     this.#capture = capture;
     this.#spill = spill;
     this.captureId = captureId;
@@ -68,7 +67,7 @@ export class StartedCommand implements ProcessHandle {
 
   /** What the silent command waits for, as its supervisor last found it. */
   waitingFor(): WaitingFinding | undefined {
-    return this.#launch?.waiting;
+    return this.#typable(this.#launch?.waiting);
   }
 
   onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void {
@@ -86,7 +85,7 @@ export class StartedCommand implements ProcessHandle {
     this.#waiting = false;
     this.#launch = launch;
     launch.onWaiting((finding) => {
-      for (const listener of this.#onWaiting) listener(finding);
+      for (const listener of this.#onWaiting) listener(this.#typable(finding));
     });
     this.#sandbox = sandbox;
     void launch.gone.then(this.#markGone);
@@ -128,6 +127,25 @@ export class StartedCommand implements ProcessHandle {
     this.#end('abort');
   }
 
+  /** A read of this command's own terminal is one job_input can answer. */
+  #typable(finding: WaitingFinding | undefined): WaitingFinding | undefined {
+    if (!this.terminal || finding?.kind !== 'input' || finding.source !== 'terminal') return finding;
+    return { ...finding, typable: true };
+  }
+
+  input(bytes: Buffer): void {
+    if (this.terminal && this.#status === 'running') this.#launch?.send(termLine({ type: 'input', bytes }));
+  }
+
+  interrupt(): void {
+    if (this.#status === 'running') this.#launch?.send('interrupt');
+  }
+
+  screen(timeoutMs: number): Promise<TermScreen | undefined> {
+    if (!this.terminal || this.#status !== 'running' || !this.#launch) return Promise.resolve(undefined);
+    return this.#launch.screen(timeoutMs);
+  }
+
   streams(): { stdout: StreamResult; stderr: StreamResult } {
     return {
       stdout: streamResult(this.#capture, this.captureId, STDOUT, this.#spill),
@@ -144,8 +162,13 @@ export class StartedCommand implements ProcessHandle {
       facts.runnerFailed = true;
       return facts;
     }
+    if (facts.enforcement === undefined) return facts;
+    // What the confinement refused, from the command's own error lines (denials.ts); a plan a remote
+    // host completes cannot tell what that host's view shows, so only its write denials are judged.
     const failed = outcome.error === undefined && outcome.exitCode !== 0 && outcome.exitCode !== null;
-    facts.denied = failed && facts.enforcement !== undefined && DENIAL.test(this.#capture.tailText(this.captureId, STDERR));
+    const judged = judgeDenials(this.#capture.tailText(this.captureId, STDERR), this.#sandbox.viewComplete ? this.#sandbox.plan : undefined, failed);
+    facts.denied = judged.writeDenied;
+    if (judged.unreadable.length > 0) facts.unreadable = judged.unreadable;
     return facts;
   }
 
@@ -197,6 +220,17 @@ export class StartedCommand implements ProcessHandle {
       const outcome: ProcessOutcome = { status: this.#status, exitCode: this.#exitCode, signal: this.#signal };
       if (this.#sandbox) outcome.enforcement = result.enforcement;
       if (result.leftover > 0) outcome.leftover = result.leftover;
+      if (result.supervisionEnded) {
+        this.#status = outcome.status = 'killed';
+        outcome.supervisionEnded = true;
+      }
+      // An escalation covers its command, not what the command leaves behind: that ends before the outcome is known.
+      if (result.leftover > 0 && this.#sandbox?.escalated) {
+        await launch.release();
+        outcome.leftoverEnded = true;
+      }
+      // A command ended from outside (timeout, abort, a person) takes its processes with it: none was left.
+      if (result.ended && !result.cause) outcome.ended = result.ended;
       return outcome;
     }
     if (result.kind === 'crashed') {

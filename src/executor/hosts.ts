@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { supervisionErrors } from '../contract/index.js';
 import type { HostEvent, HostRequest, KillCause, SupervisorResult, SupervisorTask } from './protocol.js';
 import type { WaitingFinding } from './waiting.js';
+import type { TermScreen } from './wire/term.js';
 
 /** What a host tells one command's launch. */
 export interface LaunchListener {
@@ -16,6 +17,8 @@ export interface LaunchListener {
   deadline(): void;
   /** The worker died with the command in it. */
   crashed(error: string): void;
+  /** A terminal job's screen, as its runner answered. */
+  screen(screen: TermScreen): void;
 }
 
 /** What the main thread may ask of one command's supervisor; signals and sweeps are the supervisor's alone. */
@@ -23,6 +26,8 @@ export interface LaunchControl {
   kill(cause: KillCause): void;
   release(): void;
   end(): void;
+  /** A terminal line for the command's runner (wire/control.ts). */
+  send(line: string): void;
 }
 
 /** Requests for one command, as the host that carries it. */
@@ -54,6 +59,7 @@ class Host {
         if (event.gone) this.#forget(event.id).listener.gone();
       } else if (event.type === 'waiting') entry.listener.waiting(event.finding);
       else if (event.type === 'deadline') entry.listener.deadline();
+      else if (event.type === 'screen') entry.listener.screen(event.screen);
       else this.#forget(event.id).listener.gone();
     });
     // The worker ended (crashed or terminated): its port closes with it.
@@ -137,6 +143,7 @@ export class SupervisorHosts {
         result: listener.result,
         waiting: listener.waiting,
         deadline: listener.deadline,
+        screen: listener.screen,
         gone: () => {
           forget();
           listener.gone();
@@ -153,6 +160,7 @@ export class SupervisorHosts {
       kill: (cause) => this.#route.get(id)?.send(id, { type: 'kill', id, cause }),
       release: () => this.#route.get(id)?.send(id, { type: 'release', id }),
       end: () => this.#route.get(id)?.send(id, { type: 'end', id }),
+      send: (line) => this.#route.get(id)?.send(id, { type: 'control', id, line }),
     };
   }
 
@@ -167,7 +175,7 @@ export class SupervisorHosts {
         resolve();
       };
       const ignore = (): void => {};
-      const listener: LaunchListener = { result: ignore, waiting: ignore, deadline: ignore, gone: done, crashed: done };
+      const listener: LaunchListener = { result: ignore, waiting: ignore, deadline: ignore, screen: ignore, gone: done, crashed: done };
       this.#place(id, { listener, requests: [{ type: 'clear-cgroups', id, dirs }] });
     });
   }

@@ -2,6 +2,7 @@
 import type { LaunchControl, LaunchListener, SupervisorHosts } from './hosts.js';
 import type { KillCause, SupervisorResult, SupervisorTask } from './protocol.js';
 import type { WaitingFinding } from './waiting.js';
+import type { TermScreen } from './wire/term.js';
 
 /** What supervises commands: the worker threads here, or the SSH executor's hosts. */
 export type CommandHosts = Pick<SupervisorHosts, 'start' | 'close' | 'utilization' | 'threads'>;
@@ -19,6 +20,8 @@ export class Launch {
   #ended = false;
   #waiting: WaitingFinding | undefined;
   #onWaiting = new Set<(finding: WaitingFinding | undefined) => void>();
+  /** Callers of `screen()` waiting for the runner's answer. */
+  #screens: ((screen: TermScreen | undefined) => void)[] = [];
 
   constructor(hosts: CommandHosts, task: SupervisorTask) {
     let settle!: (result: LaunchResult) => void;
@@ -39,6 +42,9 @@ export class Launch {
       gone: end,
       waiting: (finding) => this.#setWaiting(finding ?? undefined),
       deadline: () => markDeadline(),
+      screen: (screen) => {
+        for (const answer of this.#screens.splice(0)) answer(screen);
+      },
       crashed: (error) => {
         // The worker is gone; its runner lost the lifeline (or its parent) and kills the command.
         settle({ kind: 'crashed', error });
@@ -62,6 +68,27 @@ export class Launch {
   async end(): Promise<void> {
     if (!this.#ended) this.#control.end();
     await this.gone;
+  }
+
+  /** A terminal line for the runner (wire/control.ts). */
+  send(line: string): void {
+    if (!this.#ended) this.#control.send(line);
+  }
+
+  /** The runner's screen; undefined once the command is gone or after `timeoutMs` without an answer. */
+  screen(timeoutMs: number): Promise<TermScreen | undefined> {
+    if (this.#ended) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => answer(undefined), timeoutMs);
+      const answer = (screen: TermScreen | undefined) => {
+        clearTimeout(timer);
+        this.#screens = this.#screens.filter((waiting) => waiting !== answer);
+        resolve(screen);
+      };
+      this.#screens.push(answer);
+      void this.gone.then(() => answer(undefined));
+      this.#control.send('screen');
+    });
   }
 
   /** What the silent command waits for, as last found; undefined when not known to wait. */

@@ -7,7 +7,9 @@ import { SessionCgroups } from './cgroups.js';
 import type { ExecSpec, SandboxHost } from './types.js';
 import { SessionSandboxes } from './session-sandboxes.js';
 import { ExecutorBase, within, type Placement } from './executor-base.js';
-import { UNCONFINED } from './confinement-plan.js';
+import { UNCONFINED } from './wire/plan.js';
+import { ShellringError } from '../errors.js';
+import { executorErrors } from '../contract/index.js';
 
 /** How long closing waits for the workers to kill and remove every session's cgroups (each takes at most about a
  * second of kill-and-look rounds; they run at once). */
@@ -82,6 +84,11 @@ export class LocalExecutor extends ExecutorBase {
   protected place(spec: ExecSpec): Placement | Promise<Placement> {
     const plan = { ...(spec.sandbox?.plan ?? UNCONFINED), ...this.cgroups.planFor(spec.sessionId) };
     if (!spec.sandbox?.shared || spec.sessionId === undefined) return { plan };
-    return this.sandboxes.acquire(spec.sessionId, plan).then((held) => ({ plan, ...(held ? { held } : {}) }));
+    const { mode, netKey } = spec.sandbox;
+    return this.sandboxes.acquire(spec.sessionId, plan, netKey).then((held) => {
+      // Network by name needs the session sandbox's namespace and listener: without them nothing runs.
+      if (!held && netKey !== undefined) throw new ShellringError('SANDBOX_UNAVAILABLE', executorErrors.sandboxUnavailable(mode));
+      return { plan, ...(held ? { held } : {}) };
+    });
   }
 }

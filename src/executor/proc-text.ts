@@ -6,11 +6,9 @@ import { getSystemErrorName } from 'node:util';
 import { supervisionErrors } from '../contract/index.js';
 import { loadBinding } from '../native/loader.js';
 
-const binding = loadBinding();
-
 /** The whole file as latin1 text; throws as readFileSync does (`code` ENOENT, ESRCH ...) when it cannot be read. */
 export function readProcText(path: string): string {
-  const text = binding.readProcText(path);
+  const text = loadBinding().readProcText(path);
   if (typeof text === 'string') return text;
   const code = getSystemErrorName(-text);
   throw Object.assign(new Error(supervisionErrors.procUnreadable(code, path)), { code, errno: -text, path });

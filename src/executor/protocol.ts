@@ -1,13 +1,12 @@
 // The plain-data messages between the main thread and the supervisor workers (nothing here survives as a class).
 import type { MessagePort } from 'node:worker_threads';
 import type { RunnerErrorCode } from '../contract/index.js';
-import type { ConfinementPlan } from './confinement-plan.js';
+import type { AtTimeout, KillCause } from './wire/control.js';
+import type { ConfinementPlan } from './wire/plan.js';
 import type { WaitingFinding } from './waiting.js';
+import type { TermScreen, TermSize } from './wire/term.js';
 
-export type KillCause = 'timeout' | 'abort' | 'kill';
-
-/** What the supervisor does when a command reaches its `timeoutMs`: kill it, or only say so (the caller decides). */
-export type AtTimeout = 'kill' | 'report';
+export type { AtTimeout, KillCause };
 
 export interface SupervisorTask {
   captureId: number;
@@ -27,6 +26,8 @@ export interface SupervisorTask {
   sessionId?: string;
   /** The socket of the session sandbox whose fork server forks this command's runner (else the worker's own). */
   serverSocket?: number;
+  /** Run on a terminal of this size, which the runner opens. */
+  terminal?: TermSize;
 }
 
 export type SupervisorResult =
@@ -38,6 +39,11 @@ export type SupervisorResult =
       enforcement: string;
       /** Processes the command left running under its runner once bash ended (they end with the runner). */
       leftover: number;
+      /** Its runner was killed before the command ended (a command may kill its own): what it printed until then is
+       * kept, how it ended is unknown. */
+      supervisionEnded?: true;
+      /** Processes bash left running that its runner ended with it (a confined command's; absent when none). */
+      ended?: number;
     }
   /** `runnerFailed`: the runner reported its own failure (the command did not run), as opposed to a spawn error;
    * `code`: which, as the runner said. */
@@ -62,6 +68,8 @@ export type HostRequest =
   | { type: 'release'; id: number }
   /** Ends the command at once (its session or the executor closes): KILL, the lifeline dropped, a sweep if need be. */
   | { type: 'end'; id: number }
+  /** A line for the command's runner (wire/control.ts: input, a new size, the screen asked for, an interrupt). */
+  | { type: 'control'; id: number; line: string }
   /** Kills what these cgroups hold and removes them (a closing session's); `gone` with this id says it is done. */
   | { type: 'clear-cgroups'; id: number; dirs: string[] }
   /** Every host of the pool is attached: the attach task may return. */
@@ -77,5 +85,7 @@ export type HostEvent =
   | { type: 'waiting'; id: number; finding: WaitingFinding | null }
   /** The command reached its deadline still running, and `atTimeout` said to report it, not kill it. */
   | { type: 'deadline'; id: number }
+  /** A terminal job's screen, as its runner answered a `screen` line. */
+  | { type: 'screen'; id: number; screen: TermScreen }
   /** The runner and every descendant it reaped have ended: nothing of this command is left. */
   | { type: 'gone'; id: number };

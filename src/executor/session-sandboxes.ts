@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { loadBinding } from '../native/loader.js';
-import type { ConfinementPlan } from './confinement-plan.js';
-import { encodeSessionPlan } from './runner-request.js';
+import type { ConfinementPlan } from './wire/plan.js';
+import { encodeSessionPlan } from './wire/request.js';
 
 /** Bytes of a runner's command line shown in ps, as for the workers' fork servers. */
 const TITLE_ROOM = 4000;
@@ -50,7 +50,7 @@ export class SessionSandboxes {
    * The socket of `sessionKey`'s sandbox for a call confined by `plan`, built or rebuilt as needed; undefined when
    * none can be built here (no namespace, say), in which case the call is confined on its own as before.
    */
-  async acquire(sessionKey: string, plan: ConfinementPlan): Promise<HeldSandbox | undefined> {
+  async acquire(sessionKey: string, plan: ConfinementPlan, netKey?: string): Promise<HeldSandbox | undefined> {
     const frame = encodeSessionPlan(plan);
     const key = frame.toString('latin1');
     if (this.#unbuildable.get(sessionKey) === key) return undefined;
@@ -61,7 +61,7 @@ export class SessionSandboxes {
     }
     if (!sandbox) {
       this.#unbuildable.delete(sessionKey);
-      sandbox = this.#build(key, frame);
+      sandbox = this.#build(key, frame, plan.network === 'domains' ? netKey : undefined);
       this.#sessions.set(sessionKey, sandbox);
     }
     sandbox.holds++;
@@ -106,19 +106,23 @@ export class SessionSandboxes {
     return this.#sessions.size;
   }
 
-  #build(key: string, frame: Buffer): SessionSandbox {
+  /** `netKey`: the network is by name; the sandbox sends the listener it made in its namespace on fd 4, which the
+   * host's proxy serves under that key. */
+  #build(key: string, frame: Buffer, netKey: string | undefined): SessionSandbox {
     const binding = loadBinding();
     const [mine, theirs] = binding.socketpair(true);
+    const net = netKey === undefined ? undefined : binding.socketpair(false);
     let child: ChildProcess;
     try {
       // fd 3 is the server's socket. Spawned from the main thread, whose end (the process's) ends the sandbox. Its
       // environment holds no secret of the host: PATH to find bubblewrap, and room for its runners' titles.
       child = spawn(this.#runnerPath, ['--session', '--serve'], {
-        stdio: ['pipe', 'pipe', 'inherit', theirs],
+        stdio: ['pipe', 'pipe', 'inherit', theirs, ...(net ? [net[1]] : [])],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SHELLRING_TITLE_ROOM: ' '.repeat(TITLE_ROOM) },
       });
     } finally {
       binding.closeFd(theirs);
+      if (net) binding.closeFd(net[1]);
     }
     child.on('error', () => {});
     // The plan, read before anything is built; a sandbox that died first fails its `ready` as any other.
@@ -130,7 +134,7 @@ export class SessionSandboxes {
       key,
       child,
       socket: mine,
-      ready: firstLine(child).then((line) => line === 'ready'),
+      ready: firstLine(child).then((line) => (net ? attached(netKey!, net[0], line === 'ready') : line === 'ready')),
       exited,
       holds: 0,
       retired: false,
@@ -172,6 +176,21 @@ async function firstLine(child: ChildProcess): Promise<string> {
   lines.close();
   stdout.destroy();
   return line;
+}
+
+/** Hands the listener a `ready` sandbox sent (before it said so) to the proxy; false when none came. The channel is
+ * closed either way. */
+function attached(netKey: string, channel: number, ready: boolean): boolean {
+  const binding = loadBinding();
+  try {
+    if (!ready) return false;
+    binding.netAttach(netKey, channel);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    binding.closeFd(channel);
+  }
 }
 
 function onlyOnce(fn: () => void): () => void {

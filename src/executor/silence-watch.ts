@@ -6,8 +6,6 @@
 import { loadBinding } from '../native/loader.js';
 import { LOOK_MAX_MS, LOOK_MS, SILENCE_MS, type WaitingFinding } from './waiting.js';
 
-const binding = loadBinding();
-
 /** Checks fall on a shared grid of this many milliseconds: every watch of a thread due in one tick runs in one wake of
  * it, where a thousand watches would otherwise each wake it on a millisecond of its own. */
 const TICK_MS = 250;
@@ -19,6 +17,7 @@ export type Found = (finding: WaitingFinding | null) => void;
  * command is not looked at. Returns what stops the watch.
  */
 export function watchSilence(captureId: number, halted: () => boolean, look: (found: Found) => void, report: Found): () => void {
+  const binding = loadBinding();
   const written = () => binding.info(captureId, 0).total + binding.info(captureId, 1).total;
   let bytes = written();
   // Output seen at the last check: the next check comes a second later, to see when it stops.

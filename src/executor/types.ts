@@ -1,9 +1,10 @@
 // The executor seam: the Executor interface every layer above src/executor/ holds, and its requests, specs, results and
 // process handles.
 import type { CaptureBackend, ObserveResult } from '../capture/types.js';
-import type { SandboxFacts } from '../contract/index.js';
+import type { CommandLimits, SandboxFacts } from '../contract/index.js';
 import type { WaitingFinding } from './waiting.js';
-import type { ConfinementPlan } from './confinement-plan.js';
+import type { ConfinementPlan } from './wire/plan.js';
+import type { TermScreen, TermSize } from './wire/term.js';
 
 export interface ExecRequest {
   command: string;
@@ -22,6 +23,8 @@ export interface ExecRequest {
   sessionId?: string;
   /** Confinement for this call, from a sandboxing executor's policy. */
   sandboxPolicy?: SandboxSpec;
+  /** Run on a terminal of this size, which the runner opens (stdout and stderr are then the one terminal stream). */
+  terminal?: TermSize;
 }
 
 /** How one call is confined: its mode and the runner's plan that enforces it. */
@@ -30,6 +33,13 @@ export interface SandboxSpec {
   plan: ConfinementPlan;
   /** In the session's own mode (not an escalation): runs in the session's sandbox, shared by its calls. */
   shared?: boolean;
+  /** Network by name: the session's key at the host's proxy, to which its sandbox hands its listener. */
+  netKey?: string;
+  /** A one-shot escalation a person approved: what the command leaves running ends when bash ends. */
+  escalated?: boolean;
+  /** The plan names everything the command can read (false where another host completes it), so a path its errors
+   * name can be judged against it. */
+  viewComplete?: boolean;
 }
 
 export type { SandboxFacts };
@@ -49,6 +59,7 @@ export interface ExecSpec {
   signal?: AbortSignal;
   sessionId?: string;
   sandbox?: SandboxSpec;
+  terminal?: TermSize;
   /** Told the handle as soon as `run` starts the command (a caller that reports progress reads its capture). */
   onStart?: (handle: ProcessHandle) => void;
 }
@@ -73,8 +84,15 @@ export interface RunResult {
   sandbox?: SandboxFacts;
   /** Processes the command left running (absent when none); they end on their own or when the session closes. */
   leftover?: number;
+  /** Those processes were ended with bash (an escalated command's). */
+  leftoverEnded?: boolean;
+  /** Processes the command left running that its sandbox ended with it (absent when none). */
+  ended?: number;
   /** The runner's own failure (confinement or exec, with `sandbox.runnerFailed`): the command did not run. */
   error?: string;
+  /** The runner supervising the command was killed before the command ended (it took the command with it): the
+   * output is what it printed until then, how it ended is unknown. */
+  supervisionEnded?: true;
 }
 
 export type ProcessStatus = 'running' | 'exited' | 'killed';
@@ -93,6 +111,12 @@ export interface ProcessOutcome {
   /** How many processes the command left running when bash ended (absent when none): they live on under its
    * runner until they end, `kill()` ends them, or the session closes. */
   leftover?: number;
+  /** The runner was killed before the command ended: its output is kept, its end unknown. */
+  supervisionEnded?: true;
+  /** An escalated command's leftovers: ended as bash ended, before the outcome settled. */
+  leftoverEnded?: boolean;
+  /** How many processes bash left running that ended with it (a confined command's, ended by its runner). */
+  ended?: number;
 }
 
 export interface ObservedReader {
@@ -125,6 +149,15 @@ export interface ProcessHandle {
   waitingFor(): WaitingFinding | undefined;
   /** Calls `listener` with each change of that finding; returns the unsubscribe. */
   onWaiting(listener: (finding: WaitingFinding | undefined) => void): () => void;
+  /** Whether the command runs on a terminal. */
+  readonly terminal: boolean;
+  /** Bytes for a terminal job's program, as if typed (nothing once it has ended, or without a terminal). */
+  input(bytes: Buffer): void;
+  /** SIGINT to the command's process group (a command without a terminal: its ctrl-c). */
+  interrupt(): void;
+  /** A terminal job's screen as its runner's model holds it; undefined without a terminal, once ended, or when
+   * no answer came within `timeoutMs`. */
+  screen(timeoutMs: number): Promise<TermScreen | undefined>;
 }
 
 /** A session's spill directory, and a promise of why it could not be made (undefined once it exists). */
@@ -171,6 +204,8 @@ export interface Executor {
   readonly capture: CaptureBackend;
   /** The configured directory a call without its own runs in (undefined: the host process's). */
   readonly cwd: string | undefined;
+  /** The configured timeout, timeout cap and tail cap: what the model is told about its commands (never a literal). */
+  readonly commandLimits: CommandLimits;
   /** Present when commands run on this host, so a sandbox here can confine them; absent otherwise. */
   readonly sandboxHost?: SandboxHost;
   /** Applies defaults and caps to a request, with the environment policy; throws a clear error on a bad one. */
@@ -181,7 +216,7 @@ export interface Executor {
    * failure settles the handle. */
   start(spec: ExecSpec, options?: { ring?: boolean }): ProcessHandle;
   /** Like `start` for a spec still being prepared: the handle exists at once, a rejected preparation fails it. */
-  startWhenReady(spec: Promise<ExecSpec>, options?: { sessionId?: string; ring?: boolean }): ProcessHandle;
+  startWhenReady(spec: Promise<ExecSpec>, options?: { sessionId?: string; ring?: boolean; terminal?: boolean }): ProcessHandle;
   /** Ends what the session still runs (descendants included) and removes its spill files. */
   closeSession(sessionId: string | undefined): Promise<void>;
   /** Ends everything still running and frees what the executor holds; every call resolves once that is done. */

@@ -2,10 +2,12 @@
 import { EventEmitter } from 'node:events';
 import type { CaptureBackend } from '../capture/types.js';
 import { nextJobId } from './ids.js';
+import { ForgottenJobs } from './forgotten.js';
 import { jobOptionsSchema, type JobRegistryOptions } from './options.js';
-import { appendLine, jobErrors, jobTexts, renderRead, statusLine } from '../contract/index.js';
-import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState } from './types.js';
+import { appendLine, jobErrors, jobTexts, renderRead, statusLine, type JobLimits } from '../contract/index.js';
+import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState, JobTerminal } from './types.js';
 import { parseConfig, ShellringError } from '../errors.js';
+import { collapseTerminal } from './terminal-text.js';
 
 /** How far into the newest read's worth a line start is looked for (as a truncated tail does). */
 const LINE_PROBE = 4096;
@@ -20,6 +22,8 @@ export interface StartJob {
   foreground?: boolean;
   /** The tool call that started it. */
   callId?: string;
+  /** The mode of the approved escalation its command runs under. */
+  escalation?: string;
 }
 
 type KilledBy = 'owner' | 'person' | 'teardown';
@@ -42,17 +46,25 @@ export class JobRegistry {
    * session's (a host with many sessions would pay for all of them at each call). */
   readonly #byOwner = new Map<string, Set<Job>>();
   readonly #events = new EventEmitter();
+  readonly #forgotten = new ForgottenJobs();
   readonly #limit: number;
-  readonly #keepSettled: number;
+  readonly #limits: JobLimits;
   readonly #readBytes: number;
   readonly #poll: NodeJS.Timeout;
+  /** How long job_input waits for a reply (see options.ts). */
+  readonly inputTiming: { quietMs: number; silentMs: number; waitMs: number };
+  /** Live terminal jobs one owner may hold. */
+  readonly maxTerminalJobs: number;
   #notify: (notice: { sessionId: string; jobId: string; text: string }) => void = () => {};
 
   constructor(capture: CaptureBackend, options: JobRegistryOptions = {}) {
     this.#capture = capture;
-    const { maxJobsPerOwner, maxSettledPerOwner, readBytes, pollMs } = parseConfig(jobOptionsSchema, options, 'job options');
+    const { maxJobsPerOwner, maxSettledPerOwner, readBytes, waitMs, maxWaitMs, pollMs, inputQuietMs, inputSilentMs, inputWaitMs, maxTerminalJobs } =
+      parseConfig(jobOptionsSchema, options, 'job options');
+    this.inputTiming = { quietMs: inputQuietMs, silentMs: inputSilentMs, waitMs: inputWaitMs };
+    this.maxTerminalJobs = maxTerminalJobs;
     this.#limit = maxJobsPerOwner;
-    this.#keepSettled = maxSettledPerOwner;
+    this.#limits = { readBytes, waitMs, maxWaitMs, keepSettled: maxSettledPerOwner };
     this.#readBytes = readBytes;
     this.#poll = setInterval(() => this.#pollOutput(), pollMs);
     this.#poll.unref();
@@ -71,6 +83,11 @@ export class JobRegistry {
   /** Running-or-stopping jobs one owner may hold. */
   get limit(): number {
     return this.#limit;
+  }
+
+  /** The configured figures the job tools state (read size, wait default and cap, finished jobs kept). */
+  get limits(): JobLimits {
+    return { ...this.#limits };
   }
 
   /** Whether the owner may start another job now. */
@@ -96,6 +113,7 @@ export class JobRegistry {
       startedAt: Date.now(),
       foreground: request.foreground ?? false,
       ...(request.callId !== undefined ? { callId: request.callId } : {}),
+      ...(request.escalation !== undefined ? { escalation: request.escalation } : {}),
       source: request.source,
       waiters: 0,
       silenced: false,
@@ -118,6 +136,17 @@ export class JobRegistry {
   get(id: string): JobInfo | undefined {
     const job = this.#jobs.get(id);
     return job && info(job);
+  }
+
+  /** A job's interrupt, input and screen, when its source has them. */
+  terminal(id: string): JobTerminal | undefined {
+    return this.#jobs.get(id)?.source.terminal;
+  }
+
+  /** How many bytes of output the job has had so far. */
+  outputTotal(id: string): number {
+    const job = this.#jobs.get(id);
+    return job ? this.#capture.ringState(job.source.captureId).total : 0;
   }
 
   list(ownerId?: string): JobInfo[] {
@@ -177,43 +206,51 @@ export class JobRegistry {
   }
 
   /** One consuming read, rendered: delta text and notices, without the status line; `unreadBytes` are the bytes
-   * this read left in the ring because it reached the per-read maximum. With `newest`, a read whose unread bytes
-   * exceed one read's worth skips to the newest of them (from a line start), led by a line saying what it skipped
-   * and where the whole output is: the end of a long output is what a model needs first. */
+   * this read left in the ring because it reached the per-read maximum. A read whose reader fell behind the ring
+   * (bytes it never read are gone), or one asked for the `newest` with more than one read's worth unread, skips to the
+   * newest output (from a line start), led by a line saying what it skipped and where the whole output is: the end
+   * of a long output is what a model needs first. */
   readDelta(id: string, newest = false): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
-    const skipped = newest ? this.#skipToNewest(job) : undefined;
+    const skipped = this.#skipToNewest(job, newest);
     const read = this.#capture.ringRead(job.source.captureId, this.#readBytes);
     const unreadBytes = read.total - read.to;
     const notices = settled(job.state) && unreadBytes === 0 ? (job.source.settledNotices?.() ?? []) : [];
     if (settled(job.state)) job.readSettled = true;
+    // Bytes lost between the look above and this read (a fast writer on the reactor's thread) are still told.
     let text = renderRead(read, read.lossy && skipped === undefined ? job.source.spillPaths() : undefined, notices);
+    // A terminal's bytes (the spill file keeps them as they came) read as the lines they show.
+    if (job.source.terminal?.tty) text = collapseTerminal(text);
     if (skipped !== undefined) text = appendLine(skipped, text);
     this.#trim(job.ownerId);
     return { text, unreadBytes };
   }
 
   /** job_output's text: one consuming read (the first read of a settled job leads with its newest output), the
-   * continuation line when bytes are left, the expired-wait line after a wait of `waitedMs` that the job outlasted,
-   * then the status line. */
-  output(id: string, waitedMs?: number): { text: string; unreadBytes: number } {
+   * continuation line when bytes are left, `capped` (a wait cut to its cap), the expired-wait line after a wait of
+   * `waitedMs` that the job outlasted, then the status line. */
+  output(id: string, waitedMs?: number, capped?: string): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
     const { text, unreadBytes } = this.readDelta(id, settled(job.state) && !job.readSettled);
     let body = appendLine(text || jobTexts.noNewOutput, '');
     if (unreadBytes > 0) body += `${jobTexts.moreOutput}\n`;
+    if (capped !== undefined) body += `${capped}\n`;
     if (waitedMs !== undefined && !settled(job.state)) body += `${jobTexts.waitExpired(waitedMs)}\n`;
     return { text: body + statusLine(job), unreadBytes };
   }
 
   /**
-   * When more than one read's worth is unread, consumes all but the newest read's worth (moving on to the first
-   * line start among its first 4 KiB, as a truncated tail does) and returns the line that says so; else nothing.
+   * When the reader fell behind the ring, or `newest` is asked and more than one read's worth is unread: consumes
+   * all but the newest read's worth (moving on to the first line start among its first 4 KiB, as a truncated tail
+   * does) and returns the line that says so; else nothing.
    */
-  #skipToNewest(job: Job): string | undefined {
+  #skipToNewest(job: Job, newest: boolean): string | undefined {
     const capture = job.source.captureId;
     const state = this.#capture.ringState(capture);
-    if (state.total - state.consumer <= this.#readBytes) return undefined;
-    const window = this.#capture.ringObserve(capture, state.total - this.#readBytes, this.#readBytes);
+    const behind = state.consumer < state.earliest;
+    if (!behind && !(newest && state.total - state.consumer > this.#readBytes)) return undefined;
+    const windowFrom = Math.max(state.total - this.#readBytes, state.earliest);
+    const window = this.#capture.ringObserve(capture, windowFrom, this.#readBytes);
     const head = Buffer.concat(window.segments.map((segment) => segment.data)).subarray(0, LINE_PROBE + 1);
     const newline = head.indexOf(0x0a);
     const start = newline >= 0 && newline < LINE_PROBE && newline + 1 < window.to - window.from ? window.from + newline + 1 : window.from;
@@ -274,6 +311,7 @@ export class JobRegistry {
     // A foreground call still reads its result from the job's capture after settlement, then removes the job
     // itself: freeing the capture here first would fail that call with an internal error.
     for (const job of jobs) if (!job.foreground) this.remove(job.id);
+    this.#forgotten.drop(ownerId);
   }
 
   async close(): Promise<void> {
@@ -286,7 +324,11 @@ export class JobRegistry {
       throw new ShellringError('SHELLRING_INVALID_JOB_ID', jobErrors.invalidId(id));
     }
     const job = this.#jobs.get(id);
-    if (!job) throw new ShellringError('SHELLRING_UNKNOWN_JOB', jobErrors.unknown(id));
+    if (!job) {
+      const forgotten = this.#forgotten.find(ownerId, id);
+      if (forgotten) throw new ShellringError('SHELLRING_UNKNOWN_JOB', jobErrors.forgotten(id, forgotten.at, this.#limits.keepSettled, forgotten.status, forgotten.files));
+      throw new ShellringError('SHELLRING_UNKNOWN_JOB', jobErrors.unknown(id));
+    }
     if (job.ownerId !== ownerId) throw new ShellringError('SHELLRING_FOREIGN_JOB', jobErrors.foreign(id));
     return job;
   }
@@ -316,11 +358,15 @@ export class JobRegistry {
     this.#trim(job.ownerId);
   }
 
-  /** Keeps at most `maxSettledPerOwner` settled jobs per owner, dropping the oldest. */
+  /** Keeps at most `maxSettledPerOwner` settled jobs per owner, dropping the oldest (remembered: see forgotten.ts). */
   #trim(ownerId: string): void {
     const done = [...this.#ownedBy(ownerId)].filter((job) => settled(job.state) && !job.foreground);
     done.sort((a, b) => (a.settledAt ?? 0) - (b.settledAt ?? 0));
-    for (const job of done.slice(0, Math.max(0, done.length - this.#keepSettled))) this.remove(job.id);
+    for (const job of done.slice(0, Math.max(0, done.length - this.#limits.keepSettled))) {
+      // Named before the capture is freed: the spill files outlive it, until the session closes.
+      this.#forgotten.remember(ownerId, job.id, { at: Date.now(), status: statusLine(job), files: job.source.spillFiles?.() ?? [] });
+      this.remove(job.id);
+    }
   }
 
   #pollOutput(): void {
@@ -348,7 +394,7 @@ function settled(state: JobState): boolean {
 }
 
 function info(job: Job): JobInfo {
-  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId } = job;
+  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId, escalation } = job;
   const waiting = state === 'running' ? job.source.waiting?.() : undefined;
   return {
     ...(waiting !== undefined ? { waiting } : {}),
@@ -364,5 +410,6 @@ function info(job: Job): JobInfo {
     settledAt,
     foreground,
     ...(callId !== undefined ? { callId } : {}),
+    ...(escalation !== undefined ? { escalation } : {}),
   };
 }

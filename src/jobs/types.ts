@@ -1,6 +1,6 @@
 // The job runtime's vocabulary: states, sources that feed a job, and what observers see.
 import type { RingRead } from '../capture/types.js';
-import type { WaitingFinding } from '../contract/index.js';
+import type { TermScreen, WaitingFinding } from '../contract/index.js';
 
 export type JobState = 'running' | 'stopping' | 'completed' | 'killed' | 'failed';
 
@@ -9,6 +9,15 @@ export interface JobSettlement {
   state: 'completed' | 'killed' | 'failed';
   /** `exit code: <n>`, `signal: <SIG>`, `killed before exit`, or a failure text. */
   detail: string;
+}
+
+/** A bash job's controls beyond a kill: an interrupt, and for a job on a terminal its input and screen. */
+export interface JobTerminal {
+  /** The command runs on a terminal (started with `tty`). */
+  tty: boolean;
+  input(bytes: Buffer): void;
+  interrupt(): void;
+  screen(timeoutMs: number): Promise<TermScreen | undefined>;
 }
 
 /** What runs behind a job: a process handle adapted by the tool that started it. */
@@ -28,6 +37,8 @@ export interface JobSource {
   release(): void;
   /** What the job's silent command waits for, as last found. */
   waiting?(): WaitingFinding | undefined;
+  /** A bash job's interrupt, input and screen. */
+  terminal?: JobTerminal;
 }
 
 export interface JobInfo {
@@ -49,6 +60,8 @@ export interface JobInfo {
   callId?: string;
   /** While running: what its silent command waits for (input nobody can type, connections), as last found. */
   waiting?: WaitingFinding;
+  /** The sandbox mode of an approved one-shot escalation its command runs under (it lasts as long as the command). */
+  escalation?: string;
 }
 
 export type JobEvent =

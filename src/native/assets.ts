@@ -20,7 +20,7 @@ export function checkRunner(file: string): string {
   return file;
 }
 
-/** Workers need compiled JavaScript (Node 20 cannot load .ts in a worker), so this is always the dist build. */
+/** Workers need compiled JavaScript (Node 22 strips types only from 22.18 on), so this is always the dist build. */
 export function supervisorPath(): string {
   return path.join(packageRoot(), 'dist', 'workers', 'entry.cjs');
 }

@@ -116,6 +116,17 @@ export interface NativeBinding {
   /** Sends `fds` (SCM_RIGHTS) with `payload` (one byte when absent) over a socket without blocking: 0 when sent,
    * else the errno (the caller keeps them). */
   sendFds(socket: number, fds: number[], payload?: Buffer): number;
+  /** The domain network mode's proxy: takes the listener a session sandbox sent on `channel` (the caller closes its
+   * end) and serves it for session `key` under the policy `netSetPolicy` gave (every host refused until then). */
+  netAttach(key: string, channel: number): void;
+  /** Sets a session's network policy, live; throws `SHELLRING_INVALID_ARGUMENT` for an entry it cannot read. */
+  netSetPolicy(key: string, policy: NativeNetPolicy): void;
+  /** Forgets the session: its listener is no longer accepted on. */
+  netDetach(key: string): void;
+  /** The number of the session's last refused connection (0: none). */
+  netLastRefusal(key: string): number;
+  /** The session's refused connections numbered after `after`, oldest first. */
+  netRefusals(key: string, after: number): NativeNetRefusal[];
   /** Closes an fd from `pipe` (fs.closeSync would warn in a worker: the fd was not opened through fs). */
   closeFd(fd: number): void;
   /** The native reactor drains `fd` into the capture's stream; the capture owns `fd` from now on. */
@@ -134,9 +145,9 @@ export interface NativeBinding {
   /** Sends the channel command `command`'s output to `capture`. */
   relayRoute(relay: number, command: number, capture: number): void;
   relayUnroute(relay: number, command: number): void;
-  /** The next batch of the channel's other frames (whole frames, in order); null once it ended and all were taken;
+  /** The next batch of the channel's other frames (read whole, in order); null once it ended and all were taken;
    * rejects on a corrupt stream. */
-  relayNext(relay: number): Promise<Buffer | null>;
+  relayNext(relay: number): Promise<{ kind: number; id: number; payload: Buffer }[] | null>;
   /** True once every attached pipe reached end-of-file. */
   readersDone(capture: number): boolean;
   /** Marks a spill root as a live runtime's: returns the fd that holds its lock (close it with `closeFd`). */
@@ -157,11 +168,31 @@ export interface NativeBinding {
   /** Fixes glibc's mmap and trim thresholds so large freed blocks go back to the system; false off glibc. */
   releaseLargeBlocks(): boolean;
   /**
-   * Every simple command of a bash script (tree-sitter-bash), in source order: its words after leading
-   * assignments, null where a word is not literal, and its text; `error` when part of the script did not parse;
-   * the names of the functions it defines.
+   * Every simple command of a bash script, in source order, as the JSON text of a `ParsedScript`
+   * (src/policy/parse.ts): its words after leading assignments, null where a word is not literal, its text and its
+   * standard input; `error` when part of the script did not parse; the functions it defines; the variables it sets.
    */
-  parseCommands(script: string): { commands: { words: (string | null)[]; text: string }[]; error: boolean; functions: string[] };
+  parseCommands(script: string): string;
   /** Panics inside native code on purpose; for tests of the panic boundary. */
   panicForTest(): void;
+}
+
+/** A session's network policy as the proxy takes it. */
+export interface NativeNetPolicy {
+  allow: string[];
+  deny: string[];
+  /** Entry text (or `*` for a host on neither list) → the reason a refusal gives. */
+  reasons: Record<string, string>;
+  /** Test-only: names the proxy answers with these addresses, unchecked. */
+  hostMap: Record<string, string>;
+}
+
+/** One connection the proxy refused. */
+export interface NativeNetRefusal {
+  seq: number;
+  host: string;
+  port: number;
+  reason: string;
+  /** The line the refused client read: the contract's `networkBlocked` text. */
+  line: string;
 }

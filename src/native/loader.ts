@@ -36,6 +36,17 @@ export function platformTriple(): string {
   return cachedTriple;
 }
 
+/** What is read of shellring's own package.json. */
+export interface Manifest {
+  version?: string;
+  /** The platform packages a published manifest names (none in a clone). */
+  optionalDependencies?: Record<string, string>;
+  /** The faces' packages, installed only when asked for. */
+  peerDependencies?: Record<string, string>;
+}
+
+let manifest: Manifest | undefined;
+
 /**
  * The directory holding shellring's package.json: found by walking up, so it is the same from `src/native`
  * (tests run the sources) and from `dist/src/native` (the published build).
@@ -45,8 +56,11 @@ export function packageRoot(): string {
   const start = path.dirname(fileURLToPath(import.meta.url));
   for (let dir = start; ; dir = path.dirname(dir)) {
     try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-      if (pkg.name === 'shellring') return (root = dir);
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Manifest & { name?: unknown };
+      if (pkg.name === 'shellring') {
+        manifest = pkg;
+        return (root = dir);
+      }
     } catch {
       // No package.json here, or not readable JSON: keep walking.
     }
@@ -68,18 +82,58 @@ function requireBinding(specifier: string): NativeBinding {
   return candidate as NativeBinding;
 }
 
-function missing(triple: string, attempts: { what: string; error: unknown }[]): Error {
+interface Attempt {
+  what: string;
+  error: unknown;
+}
+
+/** Whether the error says the file or package (or the package root holding it) does not exist. */
+function notFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'MODULE_NOT_FOUND' || code === 'SHELLRING_BINDING_MISSING';
+}
+
+/** shellring's package.json, or nothing when shellring was bundled away from it. */
+export function packageManifest(): Manifest {
+  try {
+    packageRoot();
+  } catch {
+    return {};
+  }
+  return manifest ?? {};
+}
+
+/**
+ * Why the binding did not load and what fixes it, in one paragraph (no stack: it is not a bug). `explicit`: the one
+ * attempt was SHELLRING_BINDING_PATH's file. A manifest without platform packages is a clone's, which builds its own.
+ */
+function missingText(triple: string, attempts: Attempt[], explicit: boolean): string {
   const pkg = `${BINDING_PACKAGE_SCOPE}-${triple}`;
-  const lines = [
-    `shellring: no native binding could be loaded for ${triple}.`,
-    ...attempts.map(({ what, error }) => `  tried ${what}: ${firstLine(error)}`),
-    `Fix: install the package for this platform, ${pkg} (npm installs it with shellring as an optional dependency, ` +
-      `unless optional dependencies are omitted), or build from source with \`npm run build:native\` in the shellring ` +
-      `package (needs a Rust toolchain).`,
-  ];
+  const { version, optionalDependencies: published } = packageManifest();
+  const head = `shellring: the native binding for ${triple}`;
+  const build = '`npm run build:native` in the clone (needs Rust)';
+  const failed = attempts.find((attempt) => explicit || !notFound(attempt.error));
+  if (explicit) {
+    return `${head} did not load from ${failed!.what} (${firstLine(failed!.error)}). Fix: point ${BINDING_PATH_ENV} at a shellring.${triple}.node built for shellring ${version ?? 'of this version'}, or unset it to use the package ${pkg}.`;
+  }
+  const install = `\`npm install ${version ? `${pkg}@${version}` : pkg}\``;
+  if (failed) {
+    return `${head} did not load from ${failed.what} (${firstLine(failed.error)}). Fix: ${published ? `run ${install} in your project to install it again` : `run ${build}`}.`;
+  }
+  if (published === undefined) {
+    return `${head} is not built: it is the package ${pkg}, or in a clone of shellring the file shellring.${triple}.node at its root. Fix: run ${build}.`;
+  }
+  if (!(pkg in published)) {
+    const platforms = Object.keys(published).map((name) => name.slice(BINDING_PACKAGE_SCOPE.length + 1));
+    return `${head} is not published: there is no package ${pkg} (there are ${platforms.join(', ')}). Fix: run shellring on one of those platforms, or build the binding in a clone of shellring with \`npm run build:native\` (needs Rust) and set ${BINDING_PATH_ENV} to the .node file it writes.`;
+  }
+  return `${head} is not installed: it is the package ${pkg}, which npm installs with shellring as an optional dependency unless optional dependencies are omitted (--omit=optional). Fix: run ${install} in your project, or install shellring again without --omit=optional.`;
+}
+
+function missing(triple: string, attempts: Attempt[], explicit: boolean): Error {
   const errors = attempts.map((a) => a.error);
   const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'every binding candidate failed to load');
-  return new ShellringError('SHELLRING_BINDING_MISSING', lines.join('\n'), { cause });
+  return new ShellringError('SHELLRING_BINDING_MISSING', missingText(triple, attempts, explicit), { cause });
 }
 
 /**
@@ -87,14 +141,14 @@ function missing(triple: string, attempts: { what: string; error: unknown }[]): 
  * else the package `@shellring/binding-<triple>`, then `shellring.<triple>.node` at the package root (a dev build).
  * Every thread resolves the same file, so they share one process-global registry.
  *
- * @throws Error with code `SHELLRING_BINDING_MISSING` naming the triple, what was tried and the fix; the original
- * errors are its `cause`.
+ * @throws Error with code `SHELLRING_BINDING_MISSING`: one paragraph naming the triple, the package and the fix; the
+ * original errors are its `cause`.
  */
 export function loadBinding(): NativeBinding {
   if (loaded !== undefined) return loaded.binding;
   const triple = platformTriple();
   const explicit = process.env[BINDING_PATH_ENV];
-  const attempts: { what: string; error: unknown }[] = [];
+  const attempts: Attempt[] = [];
   const candidates: { what: string; specifier: string }[] = [];
   if (explicit) {
     const file = path.resolve(explicit);
@@ -120,7 +174,7 @@ export function loadBinding(): NativeBinding {
       attempts.push({ what, error });
     }
   }
-  throw missing(triple, attempts);
+  throw missing(triple, attempts, Boolean(explicit));
 }
 
 /** The file the addon was loaded from, or undefined before a successful load. A worker thread that must share the

@@ -4,7 +4,7 @@ import { policyReasons } from '../contract/index.js';
 import type { Decision } from './config.js';
 import { resolveScript, type Invocation } from './resolve.js';
 import { candidates, prefixMatch, ruleMessage, type CompiledPolicy, type RuleRef } from './rules.js';
-import type { Word } from './wrappers.js';
+import type { Word } from './parse.js';
 
 export interface PolicyMatch {
   /** The rule that decided this sub-command; null for the default decision or what cannot be resolved. */
@@ -66,7 +66,9 @@ function judge(invocation: Invocation, context: CheckContext, fallback: Decision
         const match: PolicyMatch = { rule, subcommand: prefix.join(' '), decision: rule.decision, message: ruleMessage(rule), prefix, ...privileged };
         out.push(approvedAsk(match, words, context.approved));
       } else if (found === 'maybe' && rule.decision !== 'allow') {
-        out.push({ rule, subcommand: shown(words, invocation.text), decision: 'ask', message: policyReasons.maybe(rule.label), ...privileged });
+        const note = invocation.notes?.[view];
+        const message = note === undefined ? policyReasons.maybe(rule.label) : policyReasons.unresolved(note);
+        out.push({ rule, subcommand: shown(words, invocation.text), decision: 'ask', message, ...privileged });
       }
     }
   });

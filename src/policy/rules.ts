@@ -3,7 +3,7 @@
 import { policyReasons, ruleLabel } from '../contract/index.js';
 import type { Decision } from './config.js';
 import { basename } from './resolve.js';
-import type { Word } from './wrappers.js';
+import type { Word } from './parse.js';
 
 /** Where a rule comes from: the operator's runtime options, the embedding host's session, a person's approval. */
 export type PolicyLayer = 'runtime' | 'session' | 'approved';

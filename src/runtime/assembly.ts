@@ -15,6 +15,7 @@ import { JobRegistry } from '../jobs/registry.js';
 import { sandboxConfigSchema, type SandboxConfigInput } from '../sandbox/config.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { canonical } from '../sandbox/workspace.js';
+import { runtimeCode } from '../sandbox/writable-roots.js';
 
 export type { PromptSection } from '../tools/prompt-sections.js';
 
@@ -38,9 +39,9 @@ export function assembleEnv(options: { dshHome?: string; locateSessionJsonl?: En
 }
 
 /**
- * The sandbox over `executor`. No workspace root may contain the runtime's own state (spill files, DSH_HOME) or its
- * own code (the runner and addon, the package, the node executable): a confined command could replace what the next
- * runtime runs unconfined. Every session's spill files are hidden from confined commands, but for the command's
+ * The sandbox over `executor`. No workspace-write root may hold or lie inside the runtime's own state (spill files,
+ * DSH_HOME) or its own code (the runner and addon, the package and its dependencies, node's installation): a confined
+ * command could replace what the next runtime runs unconfined. Every session's spill files are hidden from confined commands, but for the command's
  * own session's (read-only).
  */
 export function assembleSandbox(config: SandboxConfigInput, executor: Executor, dshHome: string): Sandbox {
@@ -51,6 +52,7 @@ export function assembleSandbox(config: SandboxConfigInput, executor: Executor, 
   if (!host) throw new ShellringError('SHELLRING_INVALID_CONFIG', executorErrors.noSandboxHost);
   const spills = host.spillRoot;
   const own = [spills, dshHome, dirname(host.runnerPath), packageRoot(), dirname(process.execPath)].map(canonical);
+  own.push(...runtimeCode(packageRoot(), process.execPath));
   return new Sandbox(parsed, host.runnerPath, own, [spills], (sessionId) => host.spillDirFor(sessionId));
 }
 

@@ -1,6 +1,7 @@
-// The jobs API for observers and people: list, follow by offset, events, and a person's kill.
+// The jobs API for observers and people: list, follow by offset, events, a person's kill and a person's typing.
 import type { JobRegistry } from '../jobs/registry.js';
 import type { FollowRead, JobEvent, JobInfo } from '../jobs/types.js';
+import type { TermScreen } from '../executor/wire/term.js';
 import { DEFAULT_STOP_REASON } from '../contract/index.js';
 
 export class JobsView {
@@ -21,6 +22,26 @@ export class JobsView {
 
   on<T extends JobEvent['type']>(type: T, listener: (event: Extract<JobEvent, { type: T }>) => void): () => void {
     return this.#registry.on(type, listener);
+  }
+
+  /** Whether the job's command runs on a terminal (bash with `tty`). */
+  hasTerminal(jobId: string): boolean {
+    return this.#registry.terminal(jobId)?.tty === true;
+  }
+
+  /** A person types into a running terminal job (raw bytes, as a terminal sends them); false when the job has no
+   * terminal or has ended. */
+  input(jobId: string, bytes: Buffer): boolean {
+    const terminal = this.#registry.terminal(jobId);
+    if (!terminal?.tty || this.#registry.get(jobId)?.state !== 'running') return false;
+    terminal.input(bytes);
+    return true;
+  }
+
+  /** A running terminal job's screen as its runner's model holds it; undefined without one. */
+  screen(jobId: string, timeoutMs = 2000): Promise<TermScreen | undefined> {
+    const terminal = this.#registry.terminal(jobId);
+    return terminal?.tty ? terminal.screen(timeoutMs) : Promise.resolve(undefined);
   }
 
   /** A person stops a job; a foreground call waiting on it reports `[stopped: <reason>]`. */

@@ -34,7 +34,7 @@ export const runtimeOptionsSchema = z
       .describe('The approval service for sandbox escalation and for commands the policy asks about; escalation is offered only where a channel exists.'),
     policy: policyConfigSchema
       .optional()
-      .describe('The command policy: allow, ask and deny rules checked on every simple command before anything runs (README, "Command policies").'),
+      .describe('The command policy: allow, ask and deny rules checked on every simple command before anything runs (docs/policies.md).'),
     locateSessionJsonl: z
       .custom<(sessionId: string) => string | undefined>((value) => typeof value === 'function', {
         error: 'expected a function',

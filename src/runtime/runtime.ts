@@ -4,9 +4,8 @@ import type { EnvRegistry } from '../env/registry.js';
 import type { Executor, ExecutorStats, SpillRead } from '../executor/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import { TOOLS } from '../tools/registry.js';
-import { provides, type BuiltTool, type ToolFace, type ToolServices, type ToolSpec } from '../tools/spec.js';
-import { orderSections } from '../tools/prompt-sections.js';
-import type { ApprovalHandler } from '../sandbox/approval.js';
+import { provides, type BuiltTool, type ToolFace, type ToolServices, type ToolSpec, type ToolView } from '../tools/spec.js';
+import { orderSections, sandboxSection } from '../tools/prompt-sections.js';
 import { listTool, type ListedTool } from './listing.js';
 import { JobsView } from './jobs-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -94,7 +93,8 @@ export class Runtime {
 
   /**
    * Opens (or returns the open) agent session with this id. Ids are 1 to 256 characters without control characters;
-   * reopening an open id with another `cwd` or `tools` is an error (options left out are not compared).
+   * reopening an open id with another `cwd` or `tools` is an error (options left out are not compared); a `label`
+   * given on reopening replaces the session's.
    */
   session(options: SessionOptions): Session {
     if (this.#closed) throw new ShellringError('SHELLRING_CLOSED', runtimeErrors.closed);
@@ -102,6 +102,7 @@ export class Runtime {
     const existing = this.#sessions.get(options.id);
     if (existing && !existing.closed) {
       checkSameOptions(existing, options);
+      if (options.label !== undefined) existing.setLabel(options.label);
       return existing;
     }
     const session: Session = new Session(options, {
@@ -111,9 +112,9 @@ export class Runtime {
       executor: this.executor,
       sandbox: this.sandbox,
       forget: () => this.#sessions.delete(options.id),
-      list: (approve, allowed) => this.#list(options.id, approve, allowed),
+      list: (view, allowed) => this.#list({ ...view, sessionId: options.id }, allowed),
       onCall: (event) => this.#events.emit('call', event),
-      sections: () => this.promptSections(),
+      sections: (notices) => this.promptSections({ notices }),
       nesting: (root) => this.#nesting(root, session),
     });
     // At open, as it was given; resolved, once more before its first call (the session refuses its calls then).
@@ -134,13 +135,14 @@ export class Runtime {
     return [...this.#sessions.values()].filter((session) => !session.closed);
   }
 
-  /** The tools for a session without its own approval channel or restriction; `session.listTools()` gives a session's. */
-  listTools(): ListedTool[] {
-    return this.#list(undefined, undefined, undefined);
+  /** The tools for a session without its own approval channel or restriction; `session.listTools()` gives a session's.
+   * `notices: false`: as listed by a face that delivers no completion notice. */
+  listTools(view: { notices?: boolean } = {}): ListedTool[] {
+    return this.#list(view, undefined);
   }
 
-  #list(sessionId: string | undefined, approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined): ListedTool[] {
-    const tools = [...this.#offered.values()].map((tool) => tool.definitionFor(sessionId, approve));
+  #list(view: ToolView, allowed: ReadonlySet<string> | undefined): ListedTool[] {
+    const tools = [...this.#offered.values()].map((tool) => tool.definitionFor(view));
     return tools.filter((tool) => !allowed || allowed.has(tool.name)).map(listTool);
   }
 
@@ -154,10 +156,16 @@ export class Runtime {
     return this.executor.readSpill(path);
   }
 
-  /** The sections of the tools this composition offers, in prompt order. */
-  promptSections(): PromptSection[] {
+  /**
+   * The sections of the tools this composition offers, in prompt order. `notices: false`: as a face that delivers no
+   * completion notice tells them. `workspace`: a face without a session of its own (an MCP 2026-07-28 client before
+   * its first call) is told the standing sandbox mode of a session there, as a session's own sections end with it.
+   */
+  promptSections(view: { notices?: boolean; workspace?: string } = {}): PromptSection[] {
     const specs = [...this.#tools.values()].filter(({ spec }) => spec.only === undefined).map(({ spec }) => spec);
-    return orderSections(specs.flatMap((spec) => spec.prompt?.(this.#services) ?? []));
+    const sections = specs.flatMap((spec) => spec.prompt?.({ policy: this.#policy, notices: view.notices ?? true }) ?? []);
+    if (this.sandbox && view.workspace !== undefined) sections.push(sandboxSection(this.sandbox, this.sandbox.defaultMode, view.workspace));
+    return orderSections(sections);
   }
 
   on(event: 'notice', listener: (notice: Notice) => void): () => void;

@@ -9,13 +9,15 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { pinRoot, type PinnedRoot } from '../sandbox/workspace.js';
 import type { ApprovalHandler } from '../sandbox/approval.js';
 import type { BuiltTool } from '../tools/spec.js';
-import { orderSections } from '../tools/prompt-sections.js';
+import { orderSections, sandboxSection } from '../tools/prompt-sections.js';
 import { checkArguments, checkOptions, type CallOptions } from '../tools/call-input.js';
 import { errorResult, type CallContext, type ToolResult } from '../tools/tool.js';
-import { MAX_SESSION_ID_CHARS, SANDBOX_CONTEXT_SECTION, sandboxContext, sessionErrors, workspaceRootErrors } from '../contract/index.js';
+import type { ToolCallRest, ToolCallResult, ToolName, ToolResultsMap } from '../tools/tool-types.js';
+import { MAX_SESSION_ID_CHARS, MAX_SESSION_LABEL_CHARS, sessionErrors, workspaceRootErrors } from '../contract/index.js';
 import type { PromptSection } from './assembly.js';
 import type { ListedTool } from './listing.js';
-import { ShellringError } from '../errors.js';
+import { parseConfig, ShellringError } from '../errors.js';
+import { domainsSchema, type DomainsConfigInput } from '../sandbox/network-config.js';
 import { loadPolicy } from '../policy/load.js';
 import type { PolicyConfig } from '../policy/config.js';
 import { SessionPolicy } from '../policy/session-rules.js';
@@ -33,6 +35,11 @@ export interface SessionOptions {
    * operator's (the strictest wins), never relax them.
    */
   policy?: PolicyConfig;
+  /**
+   * A name for people: a console lists the session by it (the MCP faces set the client's name). At most 200
+   * characters, no control characters; reopening an open session with a label replaces it.
+   */
+  label?: string;
 }
 
 /**
@@ -41,7 +48,20 @@ export interface SessionOptions {
  */
 export type CallEvent =
   | { type: 'started'; sessionId: string; callId: string; tool: string; at: number; args: unknown }
-  | { type: 'ended'; sessionId: string; callId: string; tool: string; at: number; durationMs: number; result: ToolResult };
+  | {
+      type: 'ended';
+      sessionId: string;
+      callId: string;
+      tool: string;
+      at: number;
+      durationMs: number;
+      result: ToolResult;
+      /**
+       * Set when the call returned only to ask its client for input (an approval, MCP 2026-07-28): a call with the
+       * same callId before this time continues it, and `result` is what the model would read if none does.
+       */
+      suspendedUntil?: number;
+    };
 
 interface SessionDeps {
   /** The runtime's tools by name, as this composition offers them. */
@@ -52,12 +72,12 @@ interface SessionDeps {
   executor: Executor;
   sandbox: Sandbox | undefined;
   forget: () => void;
-  /** The runtime's listing for a session with this approval channel and tool restriction. */
-  list: (approve: ApprovalHandler | undefined, allowed: ReadonlySet<string> | undefined) => ListedTool[];
+  /** The runtime's listing for a session with this approval channel and face, and this tool restriction. */
+  list: (view: { approve?: ApprovalHandler; notices: boolean }, allowed: ReadonlySet<string> | undefined) => ListedTool[];
   /** The runtime's own listener, so one subscription sees every session's calls. */
   onCall: (event: CallEvent) => void;
-  /** The runtime's fixed prompt sections. */
-  sections: () => PromptSection[];
+  /** The runtime's fixed prompt sections, as a face that does or does not deliver completion notices tells them. */
+  sections: (notices: boolean) => PromptSection[];
   /** Why a session at this canonical root may not open beside the runtime's other live sessions, if it may not. */
   nesting: (root: string) => string | undefined;
 }
@@ -65,6 +85,7 @@ interface SessionDeps {
 export class Session {
   readonly id: string;
   readonly cwd: string;
+  #label: string | undefined;
   /** The canonical workspace root, being resolved from when the session opened (runtimes with a sandbox). */
   readonly #pinning: Promise<PinnedRoot> | undefined;
   #pinned: PinnedRoot | undefined;
@@ -74,6 +95,7 @@ export class Session {
   readonly #deps: SessionDeps;
   readonly #policy: SessionPolicy;
   #approve: ApprovalHandler | undefined;
+  #notices = true;
   #closed = false;
   #closing: Promise<void> | undefined;
   readonly #calls = new EventEmitter();
@@ -84,6 +106,7 @@ export class Session {
       throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.cwd(options.cwd));
     }
     this.id = options.id;
+    if (options.label !== undefined) this.setLabel(options.label);
     this.cwd = resolve(options.cwd ?? deps.executor.cwd ?? process.cwd());
     // Pinned from here, once, off the event loop (no call runs before it is): a later swap of a path component cannot
     // move where confined commands may write. A root that nests with another's only once resolved fails each call.
@@ -94,6 +117,19 @@ export class Session {
     this.#allowed = this.tools && new Set(this.tools);
     this.#policy = new SessionPolicy(options.policy === undefined ? undefined : loadPolicy(options.policy, 'session', 'session options', 'policy.'));
     this.#deps = deps;
+  }
+
+  /** The name people know this session by, if it has one. */
+  get label(): string | undefined {
+    return this.#label;
+  }
+
+  /** Names the session for people (a face learns its client's name after opening it). */
+  setLabel(label: string): void {
+    if (typeof label !== 'string' || [...label].length > MAX_SESSION_LABEL_CHARS || CONTROL.test(label)) {
+      throw new ShellringError('SHELLRING_INVALID_SESSION', sessionErrors.label(label));
+    }
+    this.#label = label.trim() || undefined;
   }
 
   get closed(): boolean {
@@ -112,7 +148,7 @@ export class Session {
 
   /** The tools as this session's model sees them: its restriction applied, escalation only where it can be approved. */
   listTools(): ListedTool[] {
-    return this.#deps.list(this.#approve, this.#allowed);
+    return this.#deps.list({ approve: this.#approve, notices: this.#notices }, this.#allowed);
   }
 
   /**
@@ -120,10 +156,19 @@ export class Session {
    * standing sandbox mode and what a command can write as runtime context (it follows setSandboxMode).
    */
   promptSections(): PromptSection[] {
-    const sections = this.#deps.sections();
+    const sections = this.#deps.sections(this.#notices);
     const sandbox = this.#deps.sandbox;
-    if (sandbox) sections.push({ ...SANDBOX_CONTEXT_SECTION, text: sandboxContext({ mode: sandbox.modeFor(this.id), workspace: this.cwd }) });
+    if (sandbox) sections.push(sandboxSection(sandbox, sandbox.modeFor(this.id), this.cwd, this.id));
     return orderSections(sections);
+  }
+
+  /**
+   * Says whether this session's face delivers completion notices (the runtime's `notice` events) to its model: true
+   * unless a face says otherwise (MCP 2026-07-28 sends no unsolicited message). Where none come, the texts that would
+   * promise one (hand-offs, the job prompt, the bash description) say how to wait instead.
+   */
+  setNotices(delivered: boolean): void {
+    this.#notices = delivered;
   }
 
   /**
@@ -137,6 +182,10 @@ export class Session {
     this.#approve = handler;
   }
 
+  /** A runtime tool by its name: its arguments and its structured result are typed (see tool-types.ts). */
+  callTool<N extends ToolName>(name: N, ...rest: ToolCallRest<N>): Promise<ToolCallResult<ToolResultsMap[N]>>;
+  /** A tool by a name known only at run time (an MCP client's call): an unknown one is the call's error result. */
+  callTool<N extends string>(name: string extends N ? N : never, args?: unknown, options?: CallOptions | null): Promise<ToolResult>;
   async callTool(name: string, args?: unknown, options?: CallOptions | null): Promise<ToolResult> {
     if (this.#closed) return errorResult(new ShellringError('SHELLRING_CLOSED', sessionErrors.closed(this.id)));
     let checked: CallOptions;
@@ -156,9 +205,20 @@ export class Session {
       watchOutput: checked.watchOutput,
       approve: this.#approve,
       policy: this.#policy,
+      notices: this.#notices,
     });
     const ended = Date.now();
-    this.#emit({ type: 'ended', sessionId: this.id, callId, tool: name, at: ended, durationMs: ended - started, result });
+    const suspendedUntil = checked.suspended?.();
+    this.#emit({
+      type: 'ended',
+      sessionId: this.id,
+      callId,
+      tool: name,
+      at: ended,
+      durationMs: ended - started,
+      result,
+      ...(suspendedUntil !== undefined ? { suspendedUntil } : {}),
+    });
     return result;
   }
 
@@ -206,6 +266,17 @@ export class Session {
       throw new ShellringError('SHELLRING_INVALID_SANDBOX_MODE', sessionErrors.sandboxMode(mode, SANDBOX_MODES));
     }
     this.#deps.sandbox.setSessionMode(this.id, mode);
+  }
+
+  /**
+   * Replaces this session's domain network policy (a person's decision, not the model's), live: the session's next
+   * connection is judged by it, connections already open stay. Only where the runtime's network is by name.
+   */
+  setNetwork(network: DomainsConfigInput): void {
+    const sandbox = this.#deps.sandbox;
+    if (!sandbox) throw new ShellringError('SHELLRING_NO_SANDBOX', sessionErrors.noSandbox);
+    if (typeof sandbox.networkFor(undefined) !== 'object') throw new ShellringError('SHELLRING_INVALID_CONFIG', sessionErrors.noDomains);
+    sandbox.setSessionNetwork(this.id, parseConfig(domainsSchema, network, 'session network'));
   }
 
   /** Kills the session's jobs and leftover processes, removes its spill files; emits no notices. */

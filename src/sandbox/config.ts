@@ -1,8 +1,9 @@
 // The sandbox policy's configuration: one zod schema holds its choices and defaults for createRuntime and the Cordis plugin.
 import { z } from 'zod';
 import { SANDBOX_MODES } from './modes.js';
+import { networkSchema } from './network-config.js';
 import { DEFAULT_READ_DENY, readDenyEntry } from './read-policy.js';
-import { SANDBOX_BACKENDS } from '../executor/confinement-plan.js';
+import { SANDBOX_BACKENDS } from '../executor/wire/plan.js';
 
 const absolute = z.string().refine((path) => path.startsWith('/'), { message: 'expected an absolute path' });
 
@@ -10,7 +11,7 @@ export const sandboxConfigSchema = z
   .object({
     mode: z.enum(SANDBOX_MODES).default('read-only').describe('The standing sandbox mode of every session (a person can change one session\'s with setSandboxMode).'),
     backend: z.enum(SANDBOX_BACKENDS).default('landlock').describe('landlock (through shellring-runner) or bubblewrap.'),
-    network: z.enum(['allow', 'deny']).default('allow').describe('Modes govern file writes; deny refuses confined commands every socket but netlink: TCP, UDP, raw and unix (see allowUnixSockets).'),
+    network: networkSchema,
     allowUnixSockets: z
       .boolean()
       .default(false)

@@ -1,6 +1,6 @@
 // What confinement this host can enforce: asked once of shellring-runner (Landlock) and bubblewrap, off the event loop.
 import { execFile } from 'node:child_process';
-import type { Backend } from '../executor/confinement-plan.js';
+import type { Backend } from '../executor/wire/plan.js';
 
 export type SandboxBackend = Exclude<Backend, 'none'>;
 

@@ -2,25 +2,31 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { executorErrors, workspaceRootErrors } from '../contract/index.js';
+import { executorErrors, workspaceRootErrors, type ReadViewFacts } from '../contract/index.js';
 import { loadBinding } from '../native/loader.js';
 import type { SandboxSpec, SpillPlace } from '../executor/types.js';
 import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical, canonicalNow } from './workspace.js';
-import { UNCONFINED, type ConfinementPlan } from '../executor/confinement-plan.js';
+import { UNCONFINED, type ConfinementPlan } from '../executor/wire/plan.js';
 import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
 import { settled, watchedVersion } from './watched.js';
+import { rootLimitProblem, type RootLimits } from './writable-roots.js';
 import { ShellringError } from '../errors.js';
 import { STAND_INS } from '../env/non-interactive.js';
+import { proxyEnv, proxyPolicy, type DomainsConfig, type NetworkConfig } from './network-config.js';
+import type { NetworkBlock } from '../contract/index.js';
+
+/** Distinguishes this process's runtimes at the one proxy: their session ids may repeat. */
+let runtimes = 0;
 
 
 export interface SandboxConfig {
   /** The deployment's standing mode. */
   mode: SandboxMode;
   backend: SandboxBackend;
-  /** Modes govern file writes; network is a separate switch, allowed by default. */
-  network: 'allow' | 'deny';
+  /** Modes govern file writes; network is a separate switch, allowed by default (see network.ts for domains). */
+  network: NetworkConfig;
   /** With network 'deny': unix sockets still allowed (every named one the command can see). */
   allowUnixSockets: boolean;
   /** The bubblewrap executable, for backend 'bubblewrap'. */
@@ -63,14 +69,23 @@ export class Sandbox {
   readonly #tmpDirs = new Map<string, Promise<string>>();
   /** Each session's last read policy, with what it was derived from (see `#keptReadPolicy`). */
   readonly #readPolicies = new Map<string, KeptReadPolicy>();
+  /** The proxy's key prefix of this runtime's sessions. */
+  readonly #netPrefix = `r${++runtimes}:`;
+  /** Sessions whose domain policy differs from the configured one (`setSessionNetwork`). */
+  readonly #sessionNetworks = new Map<string, DomainsConfig>();
+  /** Sessions whose policy the proxy holds, with the configuration it was made from. */
+  readonly #netPolicies = new Map<string, DomainsConfig>();
   #tmpRoot: Promise<string> | undefined;
+  /** The canonical PATH directories and homes, with the PATH and homes they were resolved from. */
+  #pathsKnown: { key: string; paths: Promise<[string[], string[]]> } | undefined;
   /** The fd holding the temp root's lock marker: a root nobody holds belongs to a runtime that died. */
   #tmpLock: number | undefined;
   /** The removal of dead runtimes' temp roots, running off the event loop from construction on. */
   readonly #reclaimed: Promise<number>;
 
   /**
-   * `protectedPaths` hold the runtime's own state and code: no workspace may contain them. `hiddenPaths` (the spill
+   * `protectedPaths` hold the runtime's own state and code: no workspace-write root may hold or lie inside them
+   * (see writable-roots.ts for the rest it is judged against). `hiddenPaths` (the spill
    * directories of every session) are more: a confined command sees them empty, but for its own session's spill
    * directory (`spillDirFor`), shown read-only so the paths in its results open. `remote`: the commands run on
    * other hosts (the SSH executor), whose runner completes each plan with that host's paths.
@@ -106,6 +121,12 @@ export class Sandbox {
     return SANDBOX_MODES;
   }
 
+  /** What confined commands may read, as configured: the prompt's `Commands can read:` line and a read refusal
+   * name it. */
+  get readView(): ReadViewFacts {
+    return { view: this.#config.read ?? 'session', readAllow: this.#config.readAllow ?? [] };
+  }
+
   modeFor(sessionId: string | undefined): SandboxMode {
     return (sessionId && this.#sessionModes.get(sessionId)) || this.defaultMode;
   }
@@ -119,12 +140,15 @@ export class Sandbox {
    * For a remote host the plan carries only what holds on any host: the backend, network, view, the workspace
    * (a path on that host), the configured readable paths and the read-deny entries as written; that host's runner
    * (`--stdio`) expands the entries against its own homes, adds its session's temporary directory and hides the
-   * others (crates/runner/src/stdio_policy.rs), and fails the call if the backend does not work there.
+   * others (crates/runner/src/stdio/policy.rs), and fails the call if the backend does not work there.
    * @throws ShellringError `SANDBOX_UNAVAILABLE` when no backend works (nothing may run unconfined), or
    * `SHELLRING_SANDBOX_ROOT` when the workspace root cannot be granted.
    */
   async confine(mode: SandboxMode, root: string, sessionId: string | undefined): Promise<Confinement> {
-    if (mode === 'danger-full-access') return { policy: { mode, plan: UNCONFINED }, env: {}, root };
+    // An approved escalation: wider than the session's own mode, for this call alone.
+    const escalated = sessionId !== undefined && mode !== this.modeFor(sessionId);
+    const oneShot = escalated ? { escalated } : {};
+    if (mode === 'danger-full-access') return { policy: { mode, plan: UNCONFINED, ...oneShot }, env: {}, root };
     const { backend, bwrapPath, network, allowUnixSockets } = this.#config;
     if (!this.#remote && !(await backendUsable(backend, this.#runner, bwrapPath))) {
       throw new ShellringError('SANDBOX_UNAVAILABLE', executorErrors.sandboxUnavailable(mode));
@@ -149,18 +173,71 @@ export class Sandbox {
     // Its own spill directory is shown once it exists (a bind needs it), unless it could not be made.
     const spill = this.#spillDirFor(sessionId);
     const spillDir = spill && (await spill.made) === undefined ? spill.dir : undefined;
+    const domains = this.#domainsFor(sessionId);
+    if (domains) Object.assign(env, proxyEnv());
     const plan: ConfinementPlan = {
       ...UNCONFINED,
       backend,
       ...(backend === 'bubblewrap' ? { bwrapPath } : {}),
-      network: network === 'allow' ? 'allow' : allowUnixSockets ? 'deny-except-unix' : 'deny',
+      network: domains ? 'domains' : network === 'allow' ? 'allow' : allowUnixSockets ? 'deny-except-unix' : 'deny',
       writable,
       hidden,
       ...(await this.#keptReadPolicy(sessionId, mode, root, spillDir)),
     };
-    // The session's own mode runs in the session's sandbox; an escalated call gets a sandbox of its own.
-    const shared = sessionId !== undefined && mode === this.modeFor(sessionId);
-    return { policy: { mode, plan, ...(shared ? { shared } : {}) }, env, root };
+    // The session's own mode runs in the session's sandbox; an escalated call gets a sandbox of its own. A remote
+    // host completes the plan with its own paths, so only a local plan says all a command can read. A domains call
+    // outside its session's sandbox has no way out: its runner allows it no socket.
+    const shared = sessionId !== undefined && !escalated;
+    const complete = this.#remote ? {} : { viewComplete: true };
+    const netKey = domains && shared ? this.#netKey(sessionId, domains) : undefined;
+    return { policy: { mode, plan, ...(shared ? { shared } : {}), ...oneShot, ...complete, ...(netKey ? { netKey } : {}) }, env, root };
+  }
+
+  /** The session's domain policy, or undefined when the network is not by name (remote hosts have no proxy). */
+  #domainsFor(sessionId: string | undefined): DomainsConfig | undefined {
+    const network = this.#config.network;
+    if (typeof network !== 'object' || this.#remote) return undefined;
+    return (sessionId && this.#sessionNetworks.get(sessionId)) || network;
+  }
+
+  /** The session's key at the proxy, whose policy is set (again, when it changed) before its sandbox serves. */
+  #netKey(sessionId: string, domains: DomainsConfig): string {
+    const key = this.#netPrefix + sessionId;
+    if (this.#netPolicies.get(sessionId) !== domains) {
+      loadBinding().netSetPolicy(key, proxyPolicy(domains));
+      this.#netPolicies.set(sessionId, domains);
+    }
+    return key;
+  }
+
+  /** Replaces one session's domain policy, live: its next connection is judged by it. Only in domains mode. */
+  setSessionNetwork(sessionId: string, domains: DomainsConfig): void {
+    this.#sessionNetworks.set(sessionId, domains);
+    if (this.#netPolicies.has(sessionId)) this.#netKey(sessionId, domains);
+  }
+
+  /** The session's domain policy, for what the prompt says commands can reach. */
+  networkFor(sessionId: string | undefined): NetworkConfig {
+    return this.#domainsFor(sessionId) ?? this.#config.network;
+  }
+
+  /** Where the session's refusals stand now (undefined outside domains mode): pass it to `networkBlocked`. */
+  networkMark(sessionId: string | undefined): number | undefined {
+    if (sessionId === undefined || !this.#netPolicies.has(sessionId)) return this.#domainsFor(sessionId) ? 0 : undefined;
+    return loadBinding().netLastRefusal(this.#netPrefix + sessionId);
+  }
+
+  /** The connections refused for the session since `mark`, each host and port once, in order. */
+  networkBlocked(sessionId: string | undefined, mark: number | undefined): NetworkBlock[] | undefined {
+    if (mark === undefined || sessionId === undefined || !this.#netPolicies.has(sessionId)) return undefined;
+    const seen = new Set<string>();
+    const blocked: NetworkBlock[] = [];
+    for (const { host, port, reason, line } of loadBinding().netRefusals(this.#netPrefix + sessionId, mark)) {
+      if (seen.has(line)) continue;
+      seen.add(line);
+      blocked.push({ host, port, reason });
+    }
+    return blocked.length ? blocked : undefined;
   }
 
   /** `#readPolicy`, derived again only when its inputs or what it read from the filesystem changed. */
@@ -207,6 +284,8 @@ export class Sandbox {
   /** Removes the session's temp directory off the event loop (a command may have left large files there). */
   async closeSession(sessionId: string): Promise<void> {
     this.#sessionModes.delete(sessionId);
+    this.#sessionNetworks.delete(sessionId);
+    if (this.#netPolicies.delete(sessionId)) loadBinding().netDetach(this.#netPrefix + sessionId);
     this.#readPolicies.delete(sessionId);
     const made = this.#tmpDirs.get(sessionId);
     this.#tmpDirs.delete(sessionId);
@@ -215,6 +294,8 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
+    for (const sessionId of this.#netPolicies.keys()) loadBinding().netDetach(this.#netPrefix + sessionId);
+    this.#netPolicies.clear();
     await this.#reclaimed;
     const root = await this.#tmpRoot?.catch(() => undefined);
     if (root) await rm(root, { recursive: true, force: true });
@@ -225,16 +306,24 @@ export class Sandbox {
   async #checkRoot(root: string): Promise<void> {
     // Resolved off the event loop by the first call that needs it (the synchronous path is the CLI's, at startup).
     home ??= await canonicalNow(homedir());
-    const refuse = (why: string) =>
-      new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.refused(root, why));
     // `root` is canonical already (pinned at the session's open, or resolved for this call).
-    const why = canonicalRootProblem(root);
-    if (why) throw refuse(why);
-    for (const path of this.#protected) {
-      if (path === root || path.startsWith(root + sep)) {
-        throw refuse(workspaceRootErrors.ownFiles(path));
-      }
+    const why = canonicalRootProblem(root) ?? rootLimitProblem(root, await this.#rootLimits());
+    if (why) throw new ShellringError('SHELLRING_SANDBOX_ROOT', workspaceRootErrors.refused(root, why));
+  }
+
+  /** What a root is judged against, canonical; on another host only the system's trees (the rest are this host's). */
+  async #rootLimits(): Promise<RootLimits> {
+    if (this.#remote) return { own: [], path: [], homes: [] };
+    const [found, tmpRoot] = await Promise.all([homes(), this.#tmpRootDir()]);
+    // Resolved again only when PATH or the homes changed.
+    const key = [process.env.PATH ?? '', ...found].join('\0');
+    if (this.#pathsKnown?.key !== key) {
+      const canonicals = (dirs: readonly string[]) => Promise.all(dirs.map(canonicalNow));
+      const path = (process.env.PATH ?? '').split(':').filter((dir) => dir.startsWith(sep));
+      this.#pathsKnown = { key, paths: Promise.all([canonicals(path), canonicals(found)]) };
     }
+    const [path, homeDirs] = await this.#pathsKnown.paths;
+    return { own: [...this.#protected, tmpRoot], path, homes: homeDirs };
   }
 
   /** The parent of every session's temporary directory (created once, 0700, locked while this runtime lives). */
@@ -263,9 +352,11 @@ export class Sandbox {
   }
 }
 
-/** Why `dir` can never be a writable workspace root (the whole filesystem, the home directory), if it cannot. */
+/** Why `dir` can never be a writable workspace root (the whole filesystem, the home directory, a system tree), if
+ * it cannot. */
 export function workspaceRootProblem(dir: string): string | undefined {
-  return canonicalRootProblem(canonical(dir));
+  const root = canonical(dir);
+  return canonicalRootProblem(root) ?? rootLimitProblem(root, { own: [], path: [], homes: [] });
 }
 
 /** The home directory, resolved once: a confined call's checks never wait on the disk after the first's. */

@@ -2,17 +2,24 @@
 import { STREAMS, type CaptureBackend } from '../capture/types.js';
 import type { ProcessHandle, ProcessOutcome } from '../executor/types.js';
 import type { JobSettlement, JobSource } from '../jobs/types.js';
-import { jobTexts, markers } from '../contract/index.js';
+import { jobTexts, markers, sandboxLines, type NetworkBlock } from '../contract/index.js';
+
+/** How a job's sandbox facts are told: whether the retry is offered, and what the session can read. */
+export interface SandboxTelling {
+  escalationAdvertised: boolean;
+  readable?: string;
+  /** Network by name: the connections refused since the job started, asked for once it settled. */
+  networkBlocked?: () => NetworkBlock[] | undefined;
+}
 
 /** `holdsLeftovers`: the job stays running while processes the command left behind live on, and its kill ends
  * them (a foreground call hands such a job to the session instead of dropping it). */
-export function bashJobSource(
-  handle: ProcessHandle,
-  capture: CaptureBackend,
-  escalationAdvertised: boolean,
-  holdsLeftovers = false,
-): JobSource {
+export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, telling: SandboxTelling, holdsLeftovers = false): JobSource {
   let killed = false;
+  /** Processes the command left that its sandbox ended with it, told with its settled read. */
+  let ended: number | undefined;
+  /** Refused connections, as they stood when it settled. */
+  let blocked: NetworkBlock[] | undefined;
   const spillFiles = () =>
     STREAMS.flatMap((stream) => {
       const info = capture.info(handle.captureId, stream);
@@ -20,9 +27,11 @@ export function bashJobSource(
     });
   // Not async: a command without leftovers settles in the same turn as before, ahead of its caller's next step.
   const settled = handle.done.then((outcome): JobSettlement | Promise<JobSettlement> => {
-    const ended = settlement(outcome);
-    if (!holdsLeftovers || !outcome.leftover) return ended;
-    return handle.gone.then(() => (killed ? { ...ended, state: 'killed' } : ended));
+    ended = outcome.ended;
+    blocked = telling.networkBlocked?.();
+    const settledWith = settlement(outcome);
+    if (!holdsLeftovers || !outcome.leftover) return settledWith;
+    return handle.gone.then(() => (killed ? { ...settledWith, state: 'killed' } : settledWith));
   });
   return {
     captureId: handle.captureId,
@@ -36,16 +45,24 @@ export function bashJobSource(
     settledNotices: () => {
       const sandbox = handle.sandboxFacts();
       if (sandbox?.runnerFailed) return [markers.runnerFailed(sandbox.mode)];
-      if (!sandbox?.denied) return [];
-      return escalationAdvertised ? [markers.denied(sandbox.mode), markers.escalationHint] : [markers.denied(sandbox.mode)];
+      const lines = sandboxLines(sandbox, telling.readable, telling.escalationAdvertised);
+      for (const b of blocked ?? []) lines.push(markers.networkBlocked(b.host, b.port, b.reason));
+      return ended ? [...lines, markers.leftoverEnded(ended, true)] : lines;
     },
     release: () => handle.release(),
     waiting: () => handle.waitingFor(),
+    terminal: {
+      tty: handle.terminal,
+      input: (bytes) => handle.input(bytes),
+      interrupt: () => handle.interrupt(),
+      screen: (timeoutMs) => handle.screen(timeoutMs),
+    },
   };
 }
 
 export function settlement(outcome: ProcessOutcome): JobSettlement {
   if (outcome.error !== undefined) return { state: 'failed', detail: outcome.error };
+  if (outcome.supervisionEnded) return { state: 'failed', detail: jobTexts.supervisionEnded };
   const detail =
     outcome.signal !== null
       ? jobTexts.endedBySignal(outcome.signal)

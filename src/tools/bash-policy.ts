@@ -51,7 +51,9 @@ export async function policyStage(
   }
   const request = call.approve ?? approval?.request;
   for (const match of distinctAsks(evaluation.matches)) {
-    if (!request && approval?.policy !== 'never') return { text: policyTexts.noChannel(match.subcommand, match.message) };
+    // Nobody is asked under this policy: the model is told so, not that a person said no.
+    if (approval?.policy === 'never') return { text: policyTexts.neverAsked(match.subcommand, match.message) };
+    if (!request) return { text: policyTexts.noChannel(match.subcommand, match.message) };
     call.admit?.();
     const always = match.prefix && !isBroadPrefix(match.prefix) && session ? match.prefix : undefined;
     const outcome = await askApproval(

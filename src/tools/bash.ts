@@ -5,32 +5,37 @@ import type { EnvRegistry } from '../env/registry.js';
 import type { ExecSpec, Executor, ProcessHandle } from '../executor/types.js';
 import { STDERR, STDOUT, type CaptureBackend } from '../capture/types.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import { bashArgsSchema, parseBashArgs, type BashArgs } from './bash-schema.js';
-import { bashOutputSchema } from './output-schemas.js';
+import { parseBashArgs, type BashArgs, type bashArgsSchema } from './bash-schema.js';
+import { BashDefinitions } from './bash-definitions.js';
 import type { BashToolConfig } from './bash-config.js';
-import { bashJobSource, settlement } from './bash-job-source.js';
-import { askApproval, type ApprovalConfig, type ApprovalHandler } from '../sandbox/approval.js';
-import { isSandboxMode, isWider, type SandboxMode } from '../sandbox/modes.js';
+import { bashJobSource, settlement, type SandboxTelling } from './bash-job-source.js';
+import type { ApprovalConfig, ApprovalHandler } from '../sandbox/approval.js';
+import type { SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
 import { canonicalNow, verifiedRoot } from '../sandbox/workspace.js';
 import { policyStage } from './bash-policy.js';
+import { callMode } from './bash-escalation.js';
 import type { CompiledPolicy } from '../policy/rules.js';
 import {
   appendLine,
-  bashDescription,
   bashJobLabel,
   bashToolErrors,
-  escalationReason,
   handOffWaiting,
   jobTexts,
   markers,
+  readableSummary,
   renderForeground,
   type ForegroundFacts,
+  type NetworkBlock,
+  TERMINAL_SIZE,
   waitingLine,
 } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
+import type { ToolView } from './spec.js';
 import { ShellringError } from '../errors.js';
 import { callTurn } from './turns.js';
+import { admitTerminal } from './job-input.js';
+import type { BashBackgroundResult, BashForegroundResult, BashPromotedResult } from './tool-types.js';
 
 export interface BashToolDeps {
   executor: Executor;
@@ -50,46 +55,24 @@ export class BashTool {
   readonly #schema: ReturnType<typeof bashArgsSchema>;
   readonly #background: boolean;
   readonly #promotes: boolean;
-  /** Built once each, so one configuration always lists the same bytes (prompt caches keep hitting). */
-  readonly #plain: ToolDefinition;
-  readonly #escalating: ToolDefinition;
-  readonly #plainAtLimit: ToolDefinition;
-  readonly #escalatingAtLimit: ToolDefinition;
+  readonly #definitions: BashDefinitions;
 
   constructor(deps: BashToolDeps) {
     this.#deps = deps;
     this.#background = deps.config.enableRunInBackground && deps.jobs !== undefined;
     this.#promotes = this.#background && deps.config.promoteOnTimeout;
-    const sandbox = deps.sandbox !== undefined;
-    const options = { background: this.#background, promotes: this.#promotes };
-    // Calls are judged by the full schema whatever was listed: a field sent anyway meets its own contract error.
-    this.#schema = bashArgsSchema({ ...options, sandbox });
-    this.#plain = {
-      name: 'bash',
-      description: bashDescription({ ...options, sandbox, escalation: false }),
-      schema: bashArgsSchema({ ...options, sandbox: false }),
-      outputSchema: bashOutputSchema,
-    };
-    this.#escalating = sandbox
-      ? { ...this.#plain, description: bashDescription({ ...options, sandbox, escalation: true }), schema: this.#schema }
-      : this.#plain;
-    // While a session is at its job limit a timeout kills: those definitions promise no hand-over.
-    const full = { background: this.#background, promotes: false };
-    this.#plainAtLimit = {
-      ...this.#plain,
-      description: bashDescription({ ...full, sandbox, escalation: false }),
-      schema: bashArgsSchema({ ...full, sandbox: false }),
-    };
-    this.#escalatingAtLimit = sandbox
-      ? { ...this.#plain, description: bashDescription({ ...full, sandbox, escalation: true }), schema: bashArgsSchema({ ...full, sandbox }) }
-      : this.#plainAtLimit;
+    const limits = deps.executor.commandLimits;
+    this.#definitions = new BashDefinitions({ background: this.#background, promotes: this.#promotes, sandbox: deps.sandbox !== undefined, limits });
+    this.#schema = this.#definitions.callSchema();
   }
 
-  /** The definition for one session: its own approval channel `approve`, else the composition's, if any. */
-  definitionFor(sessionId: string | undefined, approve?: ApprovalHandler): ToolDefinition {
-    const escalates = this.#escalationAdvertised(sessionId, approve);
-    if (this.#atLimit(sessionId)) return escalates ? this.#escalatingAtLimit : this.#plainAtLimit;
-    return escalates ? this.#escalating : this.#plain;
+  /** The definition for one session: its own approval channel, else the composition's, if any; its face's notices. */
+  definitionFor(view: ToolView): ToolDefinition {
+    return this.#definitions.get({
+      escalates: this.#escalationAdvertised(view.sessionId, view.approve),
+      atLimit: this.#atLimit(view.sessionId),
+      notices: view.notices ?? true,
+    });
   }
 
   /** Promotion is configured but the session holds as many jobs as it may: a timeout would kill. */
@@ -107,11 +90,12 @@ export class BashTool {
       this.#checkPolicy(args);
       // Approval: the command policy judges what would run, then a sandbox escalation is asked for; both before
       // any preparation, so a refused call prepares and runs nothing.
+      const cwd = resolvePath(this.#base(context), args.workdir ?? '.');
       const refusal = await policyStage(this.#deps.policy, this.#deps.approval, {
         sessionId: context.sessionId,
         callId: context.callId,
         command: args.command,
-        cwd: resolvePath(this.#base(context), args.workdir ?? '.'),
+        cwd,
         signal: context.signal,
         approve: context.approve,
         session: context.policy,
@@ -119,11 +103,13 @@ export class BashTool {
         admit: args.run_in_background ? () => this.#deps.jobs?.assertAdmits(context.sessionId) : undefined,
       });
       if (refusal) return { content: [{ type: 'text', text: refusal.text }], isError: true };
-      const mode = await this.#mode(args, context);
+      const mode = await callMode(this.#deps, args, context, cwd);
       if (context.signal?.aborted) throw new ShellringError('SHELLRING_ABORTED', bashToolErrors.aborted);
-      // Run.
-      if (args.run_in_background) return this.#startBackground(args, context, mode);
-      return await this.#foreground(args, await this.#spec(args, context, mode), context);
+      // Run, and tell what happened in this call's terms.
+      if (args.tty) admitTerminal(this.#deps.jobs!, context.sessionId);
+      const told = this.#told(args, context, mode);
+      if (args.run_in_background) return this.#startBackground(args, context, mode, told);
+      return await this.#foreground(args, await this.#spec(args, context, mode), context, told);
     } catch (error) {
       return errorResult(error);
     }
@@ -157,54 +143,10 @@ export class BashTool {
       if (!justified) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.blankJustification);
       throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noSandbox);
     }
-    if (args.run_in_background) {
+    if (args.run_in_background || args.tty) {
       if (!this.#deps.config.enableRunInBackground) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.backgroundDisabled);
       if (!this.#deps.jobs) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.backgroundUnavailable);
     }
-  }
-
-  /** The call's sandbox mode: a one-shot escalation a person approved, else the session's, else the default. */
-  async #mode(args: BashArgs, context: CallContext): Promise<SandboxMode | undefined> {
-    const sandbox = this.#deps.sandbox;
-    if (!sandbox) return undefined;
-    const current = sandbox.modeFor(context.sessionId);
-    const requested = args.sandbox_permissions;
-    if (requested === undefined || requested === current) return current;
-    // A narrower mode is refused whatever the justification: asking again with one would not help.
-    if (!isSandboxMode(requested) || !isWider(requested, current)) {
-      throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.notWider(requested, current));
-    }
-    if (args.justification === undefined) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.needsJustification);
-    if (args.justification.trim() === '') throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', bashToolErrors.blankJustification);
-    const approval = this.#deps.approval;
-    const request = context.approve ?? approval?.request;
-    if (!request && approval?.policy !== 'never') {
-      throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noApprovalService(requested));
-    }
-    if (!context.sessionId) throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.noAgent(requested));
-    // A person is never asked about a background call that the job limit would then refuse.
-    if (args.run_in_background) this.#deps.jobs?.assertAdmits(context.sessionId);
-    const justification = args.justification.trim();
-    const outcome = await askApproval(
-      { policy: approval?.policy, request },
-      {
-        kind: 'escalation',
-        sessionId: context.sessionId,
-        toolName: 'bash',
-        callId: context.callId,
-        command: args.command,
-        cwd: resolvePath(this.#base(context), args.workdir ?? '.'),
-        mode: requested,
-        currentMode: current,
-        justification,
-        reason: escalationReason(requested, justification),
-        signal: context.signal,
-      },
-    );
-    if (outcome === 'allowed-once') return requested;
-    if (outcome === 'rejected') throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.rejected(requested));
-    if (outcome === 'cancelled') throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.cancelled(requested));
-    throw new ShellringError('SHELLRING_REFUSED', bashToolErrors.approvalUnavailable(requested));
   }
 
   async #spec(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Promise<ExecSpec> {
@@ -232,7 +174,13 @@ export class BashTool {
       dshEnv: managedEnv,
       sessionId: context.sessionId,
       sandboxPolicy: confinement?.policy,
+      ...(args.tty ? { terminal: TERMINAL_SIZE } : {}),
     });
+  }
+
+  /** The mode of an approved escalation the call runs under (wider than its session's own), if it does. */
+  #escalation(mode: SandboxMode | undefined, context: CallContext): SandboxMode | undefined {
+    return mode !== undefined && mode !== this.#deps.sandbox!.modeFor(context.sessionId) ? mode : undefined;
   }
 
   /** The escalation hint follows a denial while someone can approve and a wider mode exists to ask for, and only
@@ -250,35 +198,44 @@ export class BashTool {
    * probe and confinement). A preparation or startup failure settles the admitted job as failed with its reason,
    * where the model reads it like any other outcome; a kill meanwhile settles it as killed before anything starts.
    */
-  #startBackground(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): ToolResult {
+  #startBackground(args: BashArgs, context: CallContext, mode: SandboxMode | undefined, told: Telling): ToolResult {
     const jobs = this.#deps.jobs!;
     jobs.assertAdmits(context.sessionId);
     const spec = this.#spec(args, context, mode);
-    const handle = this.#deps.executor.startWhenReady(spec, { sessionId: context.sessionId, ring: true });
+    const mark = this.#deps.sandbox?.networkMark(context.sessionId);
+    const handle = this.#deps.executor.startWhenReady(spec, { sessionId: context.sessionId, ring: true, terminal: args.tty === true });
+    const escalation = this.#escalation(mode, context);
     const job = jobs.start({
       kind: 'bash',
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
       callId: context.callId,
-      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(mode, context)),
+      source: bashJobSource(handle, this.#deps.executor.capture, { ...told, networkBlocked: this.#blocked(context, mark) }),
+      ...(escalation ? { escalation } : {}),
     });
-    return textResult(jobTexts.started(job.id), { kind: 'background', jobId: job.id });
+    const started = jobTexts.started(job.id);
+    const text = escalation ? `${started}\n${jobTexts.escalated(job.id, escalation)}` : started;
+    return textResult(text, { kind: 'background', jobId: job.id } satisfies BashBackgroundResult);
   }
 
-  async #foreground(args: BashArgs, spec: ExecSpec, context: CallContext): Promise<ToolResult> {
+  async #foreground(args: BashArgs, spec: ExecSpec, context: CallContext, told: Telling): Promise<ToolResult> {
     const jobs = this.#deps.jobs;
-    if (!this.#promotes || !jobs) return this.#deadline(spec, context);
-    if (!jobs.admits(context.sessionId)) return this.#deadline(spec, context, jobs.limit);
+    // Refusals of the session's proxy from here on are this call's (a concurrent call of the session shares them).
+    const mark = this.#deps.sandbox?.networkMark(context.sessionId);
+    if (!this.#promotes || !jobs) return this.#deadline(spec, context, told, mark);
+    if (!jobs.admits(context.sessionId)) return this.#deadline(spec, context, told, mark, jobs.limit);
     const handle = this.#deps.executor.start(spec, { ring: true });
+    const escalation = spec.sandbox?.escalated ? spec.sandbox.mode : undefined;
     const job = jobs.start({
       kind: 'bash',
       label: bashJobLabel(args.command),
       description: args.description.trim(),
       ownerId: context.sessionId,
       callId: context.callId,
-      source: bashJobSource(handle, this.#deps.executor.capture, this.#hint(spec.sandbox?.mode, context), true),
+      source: bashJobSource(handle, this.#deps.executor.capture, told, true),
       foreground: true,
+      ...(escalation ? { escalation } : {}),
     });
     context.watchOutput?.(outputBytes(this.#deps.executor.capture, handle));
     const started = Date.now();
@@ -293,18 +250,20 @@ export class BashTool {
       jobs.promote(job.id);
       // The seed shows the newest output (what the command is doing now); job_output continues after it.
       const { text: seen, unreadBytes } = jobs.readDelta(job.id, true);
-      const output = appendLine(seen, unreadBytes > 0 ? `${jobTexts.moreOutput}\n` : '');
+      let output = appendLine(seen, unreadBytes > 0 ? `${jobTexts.moreOutput}\n` : '');
+      if (told.cappedFrom) output += `${markers.timeoutCapped(told.cappedFrom.asked, told.cappedFrom.cap)}\n`;
       // A command known to wait is handed over without the promise of a notice it may never earn.
       const waiting = handle.waitingFor();
       const after = ended === 'waiting' ? Date.now() - started : spec.timeoutMs;
-      const handOff = waiting ? `${waitingLine(waiting)}\n${handOffWaiting(after, job.id)}` : jobTexts.promoted(after, job.id);
-      return textResult(`${output}${handOff}`, {
+      const handOff = waiting ? `${waitingLine(waiting)}\n${handOffWaiting(after, job.id)}` : jobTexts.promoted(after, job.id, told.notices);
+      const covered = escalation ? `\n${jobTexts.escalated(job.id, escalation)}` : '';
+      return textResult(`${output}${handOff}${covered}`, {
         kind: 'promoted',
         jobId: job.id,
         timeoutMs: spec.timeoutMs,
         output: seen,
         ...(waiting ? { waiting } : {}),
-      });
+      } satisfies BashPromotedResult);
     }
     const outcome = await handle.done;
     const stoppedBy = jobs.get(job.id);
@@ -315,25 +274,42 @@ export class BashTool {
       timedOut: false,
       timeoutMs: spec.timeoutMs,
       ...(stopped !== undefined ? { stopped } : {}),
+      ...(outcome.supervisionEnded ? { supervisionEnded: true } : {}),
       ...handle.streams(),
+      ...this.#endedFacts(outcome.ended),
     };
     const sandbox = handle.sandboxFacts();
     if (sandbox) facts.sandbox = sandbox;
-    // What the command left running stays visible and killable as a job of the session, until it ends.
+    this.#addBlocked(facts, context, mark);
+    // What the command left running stays visible and killable as a job of the session, until it ends; an escalated
+    // command's ended with it.
     const left = outcome.leftover;
-    if (left && jobs.keepLeftover(job.id, jobTexts.leftoverDetail(left, settlement(outcome).detail))) {
+    if (left && outcome.leftoverEnded) {
+      facts.leftover = { count: left, ended: true };
+      jobs.remove(job.id);
+    } else if (left && jobs.keepLeftover(job.id, jobTexts.leftoverDetail(left, settlement(outcome).detail))) {
       facts.leftover = { count: left, jobId: job.id };
     } else {
       jobs.remove(job.id);
     }
     if (sandbox?.runnerFailed) throw new ShellringError('SHELLRING_SPAWN_FAILED', `${outcome.error}\n${markers.runnerFailed(sandbox.mode)}`);
     if (outcome.error !== undefined) throw new ShellringError('SHELLRING_SPAWN_FAILED', outcome.error);
-    return foregroundResult(facts, this.#hint(sandbox?.mode, context));
+    return foregroundResult(facts, told);
+  }
+
+  /** The session's refused connections since `mark`, collected when asked (a job's, once it settled). */
+  #blocked(context: CallContext, mark: number | undefined): () => NetworkBlock[] | undefined {
+    return () => this.#deps.sandbox?.networkBlocked(context.sessionId, mark);
+  }
+
+  #addBlocked(facts: ForegroundFacts, context: CallContext, mark: number | undefined): void {
+    const blocked = this.#deps.sandbox?.networkBlocked(context.sessionId, mark);
+    if (blocked) facts.networkBlocked = blocked;
   }
 
   /** No job behind the call: the executor's deadline kills the command at its timeout. `jobLimit`: promotion is
    * on but the session is at this limit, which a timed-out result then names. */
-  async #deadline(spec: ExecSpec, context: CallContext, jobLimit?: number): Promise<ToolResult> {
+  async #deadline(spec: ExecSpec, context: CallContext, told: Telling, mark: number | undefined, jobLimit?: number): Promise<ToolResult> {
     // A command that could not start at all rejects with SHELLRING_SPAWN_FAILED; the model reads its message.
     const watch = context.watchOutput;
     const onStart = watch && ((handle: ProcessHandle) => watch(outputBytes(this.#deps.executor.capture, handle)));
@@ -342,16 +318,44 @@ export class BashTool {
     if (result.sandbox?.runnerFailed) {
       throw new ShellringError('SHELLRING_SPAWN_FAILED', `${result.error}\n${markers.runnerFailed(result.sandbox.mode)}`);
     }
-    // No job can hold what the command left running here: it ends on its own or with the session.
-    const { leftover, ...rest } = result;
-    const facts: ForegroundFacts = leftover ? { ...rest, leftover: { count: leftover } } : rest;
+    // No job can hold what the command left running here: it ends on its own or with the session (an escalated
+    // command's ended with it).
+    const { leftover, leftoverEnded, ended, ...rest } = result;
+    const left = leftover ? { leftover: { count: leftover, ...(leftoverEnded ? { ended: true } : {}) } } : {};
+    const facts: ForegroundFacts = { ...rest, ...left, ...this.#endedFacts(ended) };
     if (jobLimit !== undefined && result.timedOut) facts.notMoved = jobLimit;
-    return foregroundResult(facts, this.#hint(result.sandbox?.mode, context));
+    this.#addBlocked(facts, context, mark);
+    return foregroundResult(facts, told);
+  }
+
+  /** How this call's result is told: whether a denial's retry is offered, what the session can read (for a read
+   * refusal), a timeoutMs above the cap, and whether its face delivers completion notices. */
+  #told(args: BashArgs, context: CallContext, mode: SandboxMode | undefined): Telling {
+    const { maxTimeoutMs } = this.#deps.executor.commandLimits;
+    const sandbox = this.#deps.sandbox;
+    return {
+      escalationAdvertised: this.#hint(mode, context),
+      ...(sandbox && mode ? { readable: readableSummary(mode, context.root?.path ?? this.#base(context), sandbox.readView) } : {}),
+      ...(args.timeoutMs !== undefined && args.timeoutMs > maxTimeoutMs ? { cappedFrom: { asked: args.timeoutMs, cap: maxTimeoutMs } } : {}),
+      notices: context.notices !== false,
+    };
+  }
+
+  /** Processes a confined command left, which its sandbox ended with it, as the result tells them. */
+  #endedFacts(ended: number | undefined): Pick<ForegroundFacts, 'ended'> {
+    return ended ? { ended: { count: ended, background: this.#background } } : {};
   }
 }
 
-function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean): ToolResult {
-  return textResult(renderForeground(facts, escalationAdvertised), {
+/** See `BashTool.#told`. */
+interface Telling extends SandboxTelling {
+  cappedFrom?: { asked: number; cap: number };
+  notices: boolean;
+}
+
+function foregroundResult(facts: ForegroundFacts, told: Telling): ToolResult {
+  const rendered = { ...facts, ...(told.readable !== undefined ? { readable: told.readable } : {}), ...(told.cappedFrom ? { cappedFrom: told.cappedFrom } : {}) };
+  return textResult(renderForeground(rendered, told.escalationAdvertised), {
     kind: 'foreground',
     exitCode: facts.exitCode,
     signal: facts.signal,
@@ -363,7 +367,9 @@ function foregroundResult(facts: ForegroundFacts, escalationAdvertised: boolean)
     stderr: facts.stderr,
     ...(facts.sandbox ? { sandbox: facts.sandbox } : {}),
     ...(facts.leftover ? { leftover: facts.leftover } : {}),
-  });
+    ...(facts.networkBlocked ? { networkBlocked: facts.networkBlocked } : {}),
+    ...(facts.ended ? { ended: facts.ended.count } : {}),
+  } satisfies BashForegroundResult);
 }
 
 /** Bytes the command has written so far, stdout and stderr together (throws once its capture is freed). */

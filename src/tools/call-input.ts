@@ -7,6 +7,11 @@ export interface CallOptions {
   callId?: string;
   /** Told once the call's command starts, with a reader of the bytes it has written so far (a face's progress). */
   watchOutput?: (bytesSoFar: () => number) => void;
+  /**
+   * Asked once the call returns: a time (ms since the epoch) when it returned only to ask its client for input, and
+   * a call with the same callId until then continues it (a face's approval round trip). Observers show one call.
+   */
+  suspended?: () => number | undefined;
 }
 
 /** Omitted arguments are an empty object; anything else that is not a plain object is refused. */
@@ -42,9 +47,17 @@ export function checkCallId(callId: unknown): string | undefined {
 export function checkOptions(options: unknown): CallOptions {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.options(options));
-  const { signal, callId, watchOutput } = options as Record<string, unknown>;
+  const { signal, callId, watchOutput, suspended } = options as Record<string, unknown>;
   if (watchOutput !== undefined && typeof watchOutput !== 'function') {
     throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.watchOutput(watchOutput));
   }
-  return { signal: checkSignal(signal), callId: checkCallId(callId), watchOutput: watchOutput as CallOptions['watchOutput'] };
+  if (suspended !== undefined && typeof suspended !== 'function') {
+    throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.suspended(suspended));
+  }
+  return {
+    signal: checkSignal(signal),
+    callId: checkCallId(callId),
+    watchOutput: watchOutput as CallOptions['watchOutput'],
+    suspended: suspended as CallOptions['suspended'],
+  };
 }

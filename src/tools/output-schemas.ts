@@ -16,6 +16,7 @@ const sandboxFacts: z.ZodType<SandboxFacts> = z.looseObject({
   denied: z.boolean(),
   enforcement: z.enum(['full', 'partial']).optional(),
   runnerFailed: z.boolean().optional(),
+  unreadable: z.array(z.string()).optional().describe(outputSchemaDocs.unreadable),
 });
 
 /** One flat object for the three kinds, since MCP wants an object at the top of an outputSchema. */
@@ -34,6 +35,11 @@ export const bashOutputSchema = z.looseObject({
     .looseObject({ count: z.number().int().positive(), jobId: z.string().optional() })
     .optional()
     .describe(outputSchemaDocs.leftover),
+  ended: z.number().int().positive().optional().describe(outputSchemaDocs.ended),
+  networkBlocked: z
+    .array(z.looseObject({ host: z.string(), port: z.number().int(), reason: z.string() }))
+    .optional()
+    .describe(outputSchemaDocs.networkBlocked),
   jobId: z.string().optional().describe(outputSchemaDocs.jobId),
   output: z.string().optional().describe(outputSchemaDocs.output),
   waiting: z

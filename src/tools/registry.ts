@@ -2,6 +2,7 @@
 // a file of its own holding its ToolSpec, and one line here.
 import { bashTool } from './bash-entry.js';
 import { jobKillTool, jobListTool, jobOutputTool } from './job-tools.js';
+import { jobInputTool } from './job-input.js';
 import { sessionOpenTool } from './session-open.js';
 import type { ToolSpec } from './spec.js';
 
@@ -10,5 +11,6 @@ export const TOOLS: readonly ToolSpec[] = [
   jobOutputTool,
   jobListTool,
   jobKillTool,
+  jobInputTool,
   sessionOpenTool,
 ];

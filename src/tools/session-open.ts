@@ -3,12 +3,13 @@ import { modernTexts, modernToolDocs, outputSchemaDocs, sessionErrors, toolTitle
 import { ShellringError } from '../errors.js';
 import { errorResult, textResult, type ToolDefinition } from './tool.js';
 import type { ToolSpec } from './spec.js';
+import { knownArgs } from './plain-args.js';
 
 // It takes no arguments, so its schemas are stated as listed rather than validated.
 const definition: ToolDefinition = {
   name: 'session_open',
   description: modernToolDocs.sessionOpen,
-  schema: { type: 'object', properties: {} },
+  schema: { type: 'object', properties: {}, additionalProperties: false },
   outputSchema: { type: 'object', properties: { session: { type: 'string', description: outputSchemaDocs.session } }, required: ['session'] },
 };
 
@@ -20,9 +21,14 @@ export const sessionOpenTool: ToolSpec = {
   needs: [],
   build: () => ({
     definitionFor: () => definition,
-    async call(_input, context) {
+    async call(input, context) {
       // Only a face with states of its own can open one; elsewhere the tool does not exist.
       if (!context.openState) return errorResult(new ShellringError('SHELLRING_UNKNOWN_TOOL', sessionErrors.unknownTool(definition.name)));
+      try {
+        knownArgs(definition.name, input, [], []);
+      } catch (error) {
+        return errorResult(error);
+      }
       const handle = context.openState();
       return textResult(modernTexts.sessionOpened(handle), { session: handle });
     },

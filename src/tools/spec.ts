@@ -37,10 +37,19 @@ export type ToolNeed = 'executor' | 'env' | 'jobs';
 /** A face that offers tools of its own besides the runtime's (a tool offered only there names it). */
 export type ToolFace = 'mcp-2026';
 
+/** What a definition or a prompt section depends on besides the composition: the session and its face. */
+export interface ToolView {
+  sessionId?: string;
+  /** The session's own approval channel, if any. */
+  approve?: ApprovalHandler;
+  /** The face delivers a completion notice when a job finishes (false: MCP 2026-07-28 sends none); default true. */
+  notices?: boolean;
+}
+
 /** A tool built for one composition. */
 export interface BuiltTool {
-  /** The definition a session sees: with its own approval channel `approve`, and its job count, where they matter. */
-  definitionFor(sessionId: string | undefined, approve?: ApprovalHandler): ToolDefinition;
+  /** The definition a session sees: with its own approval channel, its job count and its face, where they matter. */
+  definitionFor(view: ToolView): ToolDefinition;
   call(input: unknown, context: CallContext): Promise<ToolResult>;
 }
 
@@ -50,8 +59,9 @@ export interface ToolSpec {
   /** Absent: every face offers it (the runtime, both MCP revisions, the Cordis plugins). Else only this face. */
   only?: ToolFace;
   needs: readonly ToolNeed[];
-  /** Its section of the system prompt; tools that share one give the same name (it is shown once). */
-  prompt?(services: Pick<ToolServices, 'policy'>): PromptSection;
+  /** Its section of the system prompt; tools that share one give the same name (it is shown once). `notices`: the
+   * face delivers completion notices. */
+  prompt?(context: Pick<ToolServices, 'policy'> & { notices: boolean }): PromptSection;
   build(services: ToolServices): BuiltTool;
 }
 

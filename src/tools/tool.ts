@@ -31,6 +31,8 @@ export interface CallContext {
   policy?: SessionPolicy;
   /** Opens a state of the caller's own and returns its handle (a face with states of its own: MCP 2026-07-28). */
   openState?: () => string;
+  /** False where the face delivers no completion notice (MCP 2026-07-28): a hand-off then says how to wait instead. */
+  notices?: boolean;
 }
 
 export interface ToolResult {

@@ -60,15 +60,14 @@ const NOT_FOR_THE_MODEL: Record<string, { for: string; starts: string[] }> = {
   'jobs/registry.ts': { for: 'the label of a configuration refusal', starts: ['job options'] },
   'runtime/assembly.ts': { for: 'the label of a configuration refusal', starts: ['sandbox config'] },
   'runtime/runtime.ts': { for: 'the label of a configuration refusal', starts: ['runtime options'] },
-  'runtime/session.ts': { for: 'the label of a configuration refusal', starts: ['session options'] },
+  'runtime/session.ts': { for: 'the label of a configuration refusal', starts: ['session options', 'session network'] },
+  'policy/tool-table.ts': { for: "a tool's built-in alias: the command words it stands for", starts: ['pr checkout'] },
   'faces/mcp/progress.ts': { for: "the progressIntervalMs option's refusal, an operator's", starts: ['invalid progressIntervalMs'] },
   'faces/mcp/modern/endpoint.ts': { for: "the instance id option's refusal, an operator's", starts: ['invalid instance id'] },
-  'faces/mcp/http.ts': {
-    for: "serveHttp's refusals to its caller, and HTTP answers to a client (probes, status lines, JSON-RPC errors, logs)",
+  'faces/mcp/http.ts': { for: "serveHttp's refusals to its caller", starts: ['serveHttp: pass either', 'refusing to serve on', 'the token option'] },
+  'faces/mcp/http-router.ts': {
+    for: 'HTTP answers to a client (probes, JSON-RPC errors of the endpoint)',
     starts: [
-      'serveHttp: pass either',
-      'refusing to serve on',
-      'the token option',
       'at the session limit',
       'Not found: ',
       'Service unavailable: this server is shutting down',
@@ -76,12 +75,6 @@ const NOT_FOR_THE_MODEL: Record<string, { for: string; starts: string[] }> = {
       'Bad Request: Mcp-Session-Id',
       'Service unavailable: this server is shutting down and opens',
       'Service unavailable: this server is at its session limit',
-      'request failed',
-      'Internal error: ',
-      '408 Request Timeout',
-      '431 Request Header Fields',
-      '400 Bad Request',
-      'HTTP/1.1 ${status}',
     ],
   },
 };

@@ -1,14 +1,14 @@
-// A runner's own failure is told from its code: the codes are the runner's (crates/runner/src/error.rs), and each
+// A runner's own failure is told from its code: the codes are the runner's (crates/wire/src/stage.rs), and each
 // code's words are the contract's, whatever the runner's message says beside it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RUNNER_ERROR_CODES, runnerFailure } from '../../src/contract/index.js';
 import { RUNNER_STAGE_TOKENS } from '../../src/contract/runner-failures.js';
-import { parse } from '../../src/executor/runner-request.js';
+import { parse } from '../../src/executor/wire/status.js';
 
-const crate = (file: string) => readFileSync(join(import.meta.dirname, '../../crates/runner/src', file), 'utf8');
-const rust = crate('error.rs');
+const crate = (file: string) => readFileSync(join(import.meta.dirname, '../../crates', file), 'utf8');
+const rust = crate('wire/src/stage.rs');
 
 /** A status line as the call tells it. */
 function told(line: string): string {
@@ -34,9 +34,9 @@ describe('runner failures', () => {
   });
 
   it('word exactly the steps the runner reports, and every namespace step it names', () => {
-    const tokens = [...crate('stage.rs').matchAll(/^pub const [A-Z_]+: &str = "([a-z_-]+)";$/gm)].map((m) => m[1]);
+    const tokens = [...crate('wire/src/stage.rs').matchAll(/^pub const [A-Z_]+: &str = "([a-z_-]+)";$/gm)].map((m) => m[1]);
     expect([...RUNNER_STAGE_TOKENS.stages].sort()).toEqual([...tokens].sort());
-    const steps = crate('mount_ns.rs').match(/pub const STEPS: &\[&str\] = &\[([^\]]*)\]/)![1]!;
+    const steps = crate('runner/src/confine/mount_ns.rs').match(/pub const STEPS: &\[&str\] = &\[([^\]]*)\]/)![1]!;
     expect([...steps.matchAll(/"([^"]+)"/g)].map((m) => m[1])).toEqual(RUNNER_STAGE_TOKENS.namespaceSteps);
   });
 
@@ -66,5 +66,14 @@ describe('runner failures', () => {
     expect(told('error RUNNER_SANDBOX_UNAVAILABLE view 1 Operation not permitted')).toBe('sandbox unavailable: the session view needs a mount namespace');
     // No step's token: the detail as it came.
     expect(told('error RUNNER_SPAWN seccomp: a filter the kernel refused')).toBe('seccomp: a filter the kernel refused');
+  });
+});
+
+describe("the runner's end lines", () => {
+  it('carry how many processes bash left that ended with it, when any did', () => {
+    expect(parse('exit 0')).toEqual({ type: 'exit', code: 0 });
+    expect(parse('exit 3 2')).toEqual({ type: 'exit', code: 3, ended: 2 });
+    expect(parse('signal 15 1')).toEqual({ type: 'signal', signal: 'SIGTERM', ended: 1 });
+    expect(parse('signal 9')).toEqual({ type: 'signal', signal: 'SIGKILL' });
   });
 });

@@ -12,11 +12,13 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 const hook = join(mkdtempSync(join(tmpdir(), 'shellring-cordis-hook-')), 'refuse.mjs');
 writeFileSync(
   hook,
-  `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(specifier, context, next) {
-  if (/^(cordis|schemastery|@cordisjs\\\\/)/.test(specifier)) throw new Error('refused: ' + specifier);
-  return next(specifier, context);
-}\`));
+  `import { registerHooks } from 'node:module';
+registerHooks({
+  resolve(specifier, context, next) {
+    if (/^(cordis|schemastery|@cordisjs\\/)/.test(specifier)) throw new Error('refused: ' + specifier);
+    return next(specifier, context);
+  },
+});
 `,
 );
 

@@ -136,7 +136,7 @@ describe('an app composed from the plugins', () => {
     registry = ctx.get('tools')!;
     prompt = ctx.get('systemPrompt')!;
     executor = ctx.get('shell')!;
-    expect(names(registry)).toEqual(['bash', 'job_kill', 'job_list', 'job_output']);
+    expect(names(registry)).toEqual(['bash', 'job_input', 'job_kill', 'job_list', 'job_output']);
     expect(prompt.sections().map((section) => [section.name, section.order])).toEqual([
       ['tool:bash', 1000],
       ['tool:jobs', 1010],
@@ -204,7 +204,7 @@ describe('an app composed from the plugins', () => {
     jobs = ctx.plugin(jobsLocal, { pollMs: 20 });
     await ctx.lifecycle.flush();
     expect(bashSchema(registry)).toHaveProperty('run_in_background');
-    expect(names(registry)).toEqual(['bash', 'job_kill', 'job_list', 'job_output']);
+    expect(names(registry)).toEqual(['bash', 'job_input', 'job_kill', 'job_list', 'job_output']);
     const started = await registry.call(
       'bash',
       { command: 'echo again', description: 'Start a background job again', run_in_background: true },

@@ -110,11 +110,15 @@ describe('three instances behind HAProxy', () => {
     const onDrained = survivors.filter((x) => x.home === drained);
     const startedLines = () => (drained!.stderr().match(/"event":"call.started"/g) ?? []).length;
     const before = startedLines();
+    // In flight until the test lets them finish, after the SIGTERM.
+    const gate = join(drained!.cwd, 'go-drain');
     const inFlight = onDrained.map((s) =>
-      call(s.tc.client, 'bash', { command: 'sleep 2; echo finished-before-exit', description: 'finish during the drain' }),
+      call(s.tc.client, 'bash', { command: `until [ -e ${gate} ]; do sleep 0.05; done; echo finished-before-exit`, description: 'finish during the drain' }),
     );
     await until(() => startedLines() >= before + onDrained.length, 20_000, 'the calls to start');
     drained!.child.kill('SIGTERM');
+    await until(() => drained!.stderr().includes('"event":"drain.started"'), 20_000, 'the drain to start');
+    writeFileSync(gate, '');
     for (const result of await Promise.all(inFlight)) expect(textOf(result)).toBe('finished-before-exit\n');
     expect(await drained!.exited).toBe(0);
     // Its sessions then start over on the instance that is left.

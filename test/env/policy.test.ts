@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { bash, text } from '../helpers/calls.js';
 import { EnvFilter, envPolicySchema, looksLikeCredential } from '../../src/env/policy.js';
-import { NON_INTERACTIVE } from '../../src/env/non-interactive.js';
+import { NON_INTERACTIVE, withStandIns } from '../../src/env/non-interactive.js';
 
 /** The adversarial run's credential-like variables, each a real-looking secret. */
 const CREDENTIALS: Record<string, string> = {
@@ -123,7 +123,8 @@ describe('the default policy', () => {
     const env = seen(text(await bash(plain.session({ id: 'plain', cwd: work }), probe)));
     for (const name of Object.keys(CREDENTIALS)) expect(env[name], name).toBeUndefined();
     for (const [name, value] of Object.entries(ORDINARY)) expect(env[name], name).toBe(value);
-    expect(env.PATH).toBe(process.env.PATH);
+    // The host's PATH, after the full-screen stand-ins (test/env/full-screen.test.ts).
+    expect(env.PATH).toBe(withStandIns(process.env.PATH));
     expect(env.HOME).toBe(process.env.HOME);
     const all = text(await bash(plain.session({ id: 'plain', cwd: work }), 'env; declare -F deploy || echo no-function'));
     // A name shellring sets itself (a non-interactive stand-in) carries its own value, never the host's.
@@ -140,7 +141,7 @@ describe('the default policy', () => {
   it('gives a sandboxed command the core set only, and what the operator lists besides', async () => {
     const env = seen(text(await bash(sandboxed.session({ id: 'boxed', cwd: work }), probe)));
     for (const name of Object.keys(CREDENTIALS)) expect(env[name], name).toBeUndefined();
-    expect(env).toEqual({ LANG: 'C.UTF-8', TZ: 'UTC', PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb' });
+    expect(env).toEqual({ LANG: 'C.UTF-8', TZ: 'UTC', PATH: withStandIns(process.env.PATH), HOME: process.env.HOME, TERM: 'dumb' });
     const listed = await createRuntime({
       executor: { threads: 1, env: { inheritAlso: ['HTTP_PROXY', 'SSL_*', 'HISTSIZE', 'AWS_*'] } },
       sandbox: { mode: 'read-only' },
@@ -171,7 +172,7 @@ describe('policy options', () => {
     const core = await envWith({ inherit: 'core' });
     expect(Object.keys(core).sort()).toEqual(['HOME', 'LANG', 'PATH', 'TERM', 'TZ']);
     const none = await envWith({ inherit: 'none', set: { PATH: '/usr/bin:/bin', HISTSIZE: '50' } });
-    expect(none).toEqual({ PATH: '/usr/bin:/bin', HISTSIZE: '50', TERM: 'dumb' });
+    expect(none).toEqual({ PATH: withStandIns('/usr/bin:/bin'), HISTSIZE: '50', TERM: 'dumb' });
   });
 
   it('exclude drops matching names (globs, any case); includeOnly keeps only matching names', async () => {

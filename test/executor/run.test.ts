@@ -1,10 +1,11 @@
 // The local executor on real bash: defaults, cwd, stdin/env, classification of endings, grace, drain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
 import { alive } from '../helpers/processes.js';
+import { until } from '../helpers/until.js';
 
 let executor: LocalExecutor;
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-run-')));
@@ -87,21 +88,25 @@ describe('run', () => {
 
   it('classifies a timeout', async () => {
     // Long enough for bash to print its first line before the timeout, however loaded the host.
-    const result = await run('echo before; sleep 10', { timeoutMs: 1_500 });
-    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM', timeoutMs: 1_500 });
+    const result = await run('echo before; sleep 30', { timeoutMs: 2_000 });
+    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM', timeoutMs: 2_000 });
     expect(result.stdout.text).toBe('before\n');
   });
 
   it('reports a started command\'s deadline on its handle and lets it run on; a command that ends first has none', async () => {
-    const handle = executor.start(executor.resolve({ command: 'echo before; sleep 30; echo never', timeoutMs: 1_500 }));
+    // After the deadline the command goes on by the test's word: it prints `after` once the test creates the gate.
+    const gate = join(work, 'after-deadline');
+    const command = `echo before; until [ -e ${gate} ]; do sleep 0.05; done; echo after; sleep 30; echo never`;
+    const handle = executor.start(executor.resolve({ command, timeoutMs: 2_000 }));
     const reached = await Promise.race([handle.deadline.then(() => 'deadline'), handle.done.then(() => 'done')]);
     expect(reached).toBe('deadline');
     // Reported, not enforced: the command still runs, and ends only when its caller says so.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeFileSync(gate, '');
+    await until(() => handle.stdout.read(0).data.toString() === 'before\nafter\n', 20_000, 'the command to run on after its deadline');
     expect(handle.status).toBe('running');
     handle.kill();
     expect(await handle.done).toMatchObject({ status: 'killed', signal: 'SIGTERM' });
-    expect(handle.stdout.read(0).data.toString()).toBe('before\n');
+    expect(handle.stdout.read(0).data.toString()).toBe('before\nafter\n');
     handle.release();
 
     // `true` ends long before a 3 s deadline however loaded the host; the deadline must not be reported after it.
@@ -120,7 +125,7 @@ describe('run', () => {
     const controller = new AbortController();
     const trapped = join(work, 'trapped');
     const command = `trap '' TERM; touch ${trapped}; sleep 30`;
-    const spec = executor.resolve({ command, timeoutMs: 1_000, signal: controller.signal });
+    const spec = executor.resolve({ command, timeoutMs: 2_000, signal: controller.signal });
     const abortOnceTrapped = (): void => {
       if (existsSync(trapped)) controller.abort();
       else setTimeout(abortOnceTrapped, 5);
@@ -143,10 +148,10 @@ describe('run', () => {
 
   it('kills a TERM-ignoring command with SIGKILL after the grace', async () => {
     const started = Date.now();
-    // A second for bash to set its trap before the TERM comes, however loaded the host.
-    const result = await run("trap '' TERM; sleep 30", { timeoutMs: 1_000 });
+    // Two seconds for bash to set its trap before the TERM comes, however loaded the host.
+    const result = await run("trap '' TERM; sleep 30", { timeoutMs: 2_000 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000 + 500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000 + 500);
   });
 
   it('does not wait for a background grandchild holding the pipes, and kills it at close', async () => {

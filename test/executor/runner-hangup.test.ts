@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ForkServer } from '../../workers/fork-server.js';
 import { Supervised } from '../../workers/supervisor.js';
-import { UNCONFINED } from '../../src/executor/confinement-plan.js';
+import { UNCONFINED } from '../../src/executor/wire/plan.js';
 import type { SupervisorTask } from '../../src/executor/protocol.js';
 import { runnerPath } from '../../src/native/assets.js';
 import { loadBinding } from '../../src/native/loader.js';

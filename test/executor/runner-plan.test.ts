@@ -2,8 +2,9 @@
 // the real shellring-runner decoded it (`--check-request`), with the value it was given; refusals come as codes.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { encode, encodeSessionPlan, parse, type RunnerRequest } from '../../src/executor/runner-request.js';
-import { UNCONFINED, type ConfinementPlan } from '../../src/executor/confinement-plan.js';
+import { encode, encodeSessionPlan, type RunnerRequest } from '../../src/executor/wire/request.js';
+import { parse } from '../../src/executor/wire/status.js';
+import { UNCONFINED, type ConfinementPlan } from '../../src/executor/wire/plan.js';
 import { runnerPath } from '../../src/native/assets.js';
 
 /** The request as the runner decoded it (its JSON, in the host's names). */
@@ -55,9 +56,10 @@ describe('the runner decodes what the host encodes', () => {
   });
 
   it('a session sandbox reads the same plan fields, with no command', () => {
-    // A request's body is its cwd, the plan's fields, the environment's count and the stdin marker.
+    // A request's body is its cwd, the plan's fields, the environment's count, the terminal's sides (empty: on pipes)
+    // and the stdin marker.
     const body = encode({ cwd: 'c', plan: full, command: '', env: {} }).subarray(4);
-    expect(Buffer.concat([Buffer.from('c\0'), encodeSessionPlan(full).subarray(4), Buffer.from('0\0-')])).toEqual(body);
+    expect(Buffer.concat([Buffer.from('c\0'), encodeSessionPlan(full).subarray(4), Buffer.from('0\0\0\0-')])).toEqual(body);
   });
 });
 

@@ -59,8 +59,9 @@ describe('startWhenReady', () => {
     await handle.gone;
     spec.resolve(executor.resolve({ command: 'touch killed-early' }));
     await spec.promise;
-    // One worker takes commands in order: a later command has run once anything started before it would have.
-    const later = await executor.run(executor.resolve({ command: 'sleep 0.2; echo later' }));
+    // One worker takes commands in order: a later command has run once anything started before it would have, and
+    // it lasts long enough (2 s) for such a `touch` to have acted however loaded the host.
+    const later = await executor.run(executor.resolve({ command: 'sleep 2; echo later' }));
     expect(later.stdout.text).toBe('later\n');
     expect(existsSync(join(work, 'killed-early'))).toBe(false);
     expect(handle.stderr.read(0).data.length).toBe(0);
@@ -74,7 +75,7 @@ describe('startWhenReady', () => {
     expect(await handle.done).toEqual({ status: 'killed', exitCode: null, signal: null });
     spec.resolve(executor.resolve({ command: 'touch released-early' }));
     await spec.promise;
-    await executor.run(executor.resolve({ command: 'sleep 0.2' }));
+    await executor.run(executor.resolve({ command: 'sleep 2' }));
     expect(existsSync(join(work, 'released-early'))).toBe(false);
   });
 

@@ -174,7 +174,7 @@ describe('shellring serve', () => {
     const tc = newClient('cli-serve');
     await tc.client.connect(httpTransport(url!, token!));
     const { tools } = await tc.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input']);
     await tc.client.close();
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

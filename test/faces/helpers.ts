@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { assertConforms } from '../helpers/output-schemas.js';
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url));
 /** The compiled executable, as the package's `bin` runs it (`npm test` builds before vitest runs). */
@@ -23,8 +24,9 @@ export interface TestClient {
   notices: LoggingMessageNotification['params'][];
 }
 
-export function newClient(name: string, capabilities: ConstructorParameters<typeof Client>[1] = {}): TestClient {
-  const client = new Client({ name, version: '1.0.0' }, capabilities);
+/** `name` is the client's name, or its name and the title people see (a console's session list shows it). */
+export function newClient(name: string | { name: string; title: string }, capabilities: ConstructorParameters<typeof Client>[1] = {}): TestClient {
+  const client = new Client({ ...(typeof name === 'string' ? { name } : name), version: '1.0.0' }, capabilities);
   const notices: TestClient['notices'] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     notices.push(notification.params);
@@ -32,8 +34,15 @@ export function newClient(name: string, capabilities: ConstructorParameters<type
   return { client, notices };
 }
 
+/** Each client's listing, fetched once, so every result can be checked against its tool's outputSchema. */
+const listings = new WeakMap<Client, Promise<{ name: string; outputSchema?: Record<string, unknown> }[]>>();
+
+/** A tool call whose result, when it succeeds, must conform to the outputSchema its tool lists. */
 export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  if (!listings.has(client)) listings.set(client, client.listTools().then((listed) => listed.tools));
+  assertConforms(await listings.get(client)!, name, result);
+  return result;
 }
 
 export function textOf(result: CallToolResult): string {

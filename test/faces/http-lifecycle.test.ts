@@ -122,10 +122,23 @@ describe('command caps', () => {
 });
 
 describe('idle expiry', () => {
-  /** A clock the test moves: expiry then depends on what the test does, never on how fast a loaded host runs it. */
-  function manualClock(): { now: () => number; advance: (ms: number) => void } {
+  /** A clock the test moves: expiry then depends on what the test does, never on how fast a loaded host runs it.
+   * `swept()` waits until the idle sweep has read it `count` times since the call (each sweep reads it, synchronously
+   * deciding every expiry): sweeps that saw the clock as it is now, however slowly the host runs them. */
+  function manualClock(): { now: () => number; advance: (ms: number) => void; swept: (count?: number) => Promise<unknown> } {
     let now = 0;
-    return { now: () => now, advance: (ms) => void (now += ms) };
+    let reads = 0;
+    return {
+      now: () => {
+        reads += 1;
+        return now;
+      },
+      advance: (ms) => void (now += ms),
+      swept: (count = 6) => {
+        const from = reads;
+        return until(() => reads - from >= count, 20_000, 'the idle sweep to read the clock');
+      },
+    };
   }
 
   it('closes a session idle past --idle-timeout: jobs killed, spill removed, logged; its id is then unknown', async () => {
@@ -139,8 +152,8 @@ describe('idle expiry', () => {
     expect(existsSync(spill)).toBe(true);
     await until(() => processesWith(`sleep ${marker}`).length > 0, 10_000, 'the job to start');
     clock.advance(999);
-    // Several sweeps run (every 100 ms) while the session is one millisecond short of its timeout.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Several sweeps run while the session is one millisecond short of its timeout.
+    await clock.swept();
     expect(server.sessionIds()).toContain(sessionId);
     clock.advance(1);
     await until(() => !server.sessionIds().includes(sessionId), 15_000, 'the session to expire');
@@ -166,11 +179,12 @@ describe('idle expiry', () => {
     await until(() => processesWith(`sleep ${marker}`).length > 0, 10_000, 'the call to start');
     clock.advance(5000);
     // Sweeps run meanwhile; the call in flight keeps the session.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await clock.swept();
+    expect(server.sessionIds()).toContain(sessionId);
     spawnSync('pkill', ['-f', `^sleep ${marker}$`]);
     expect(textOf(await answer)).toBe('still-here\n');
     // Idle time counts from the call's end: sweeps after it leave the session open.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await clock.swept();
     expect(server.sessionIds()).toContain(sessionId);
     clock.advance(1000);
     await until(() => !server.sessionIds().includes(sessionId), 15_000, 'the session to expire once idle');

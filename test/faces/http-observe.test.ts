@@ -1,7 +1,8 @@
 // What an operator and a reconnecting client see: Prometheus metrics behind the token, and the per-session event
 // store replaying missed responses and notices on Last-Event-ID — over real HTTP.
 import { request, type IncomingMessage } from 'node:http';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
 import { call, httpTransport, newClient, workdir } from './helpers.js';
@@ -111,6 +112,14 @@ function open(method: string, headers: Record<string, string>, body?: string): P
   });
 }
 
+/** A command part that waits for the test to create `name` in the working directory. */
+const gate = (name: string) => `until [ -e ${name} ]; do sleep 0.05; done`;
+
+/** The bytes the sessions' event stores keep, as /metrics reports them. */
+async function retainedEvents(): Promise<number> {
+  return sample((await get('/metrics', { authorization: `Bearer ${TOKEN}` })).body, 'shellring_retained_bytes{store="events"}');
+}
+
 describe('resumability (event store)', () => {
   const base = {
     authorization: `Bearer ${TOKEN}`,
@@ -152,13 +161,15 @@ describe('resumability (event store)', () => {
         jsonrpc: '2.0',
         id: 7,
         method: 'tools/call',
-        params: { name: 'bash', arguments: { command: 'sleep 1; echo resumed', description: 'answer after a pause' } },
+        params: { name: 'bash', arguments: { command: `${gate('go-resume')}; echo resumed`, description: 'answer when let go' } },
       }),
     );
     // The priming event hands out the cursor; then the client drops the connection before the result.
     const primed = await sse(callRes, (events) => events.some((e) => e.id !== undefined));
     const cursor = primed.find((e) => e.id !== undefined)!.id!;
-    // The call ends while no stream is open: its result is stored, and only the resume can deliver it.
+    // The call ends while no stream is open (it waits for the test until then): its result is stored, and only the
+    // resume can deliver it.
+    writeFileSync(join(work, 'go-resume'), '');
     await ended;
     const resumed = await sse(await open('GET', { ...session, 'last-event-id': cursor }), (events) =>
       events.some((e) => e.data.includes('"id":7')),
@@ -168,6 +179,7 @@ describe('resumability (event store)', () => {
   });
 
   it('keeps a completion notice sent while no stream was open, and delivers it on the next stream', async () => {
+    const command = `${gate('go-notice')}; echo bg`;
     const start = await open(
       'POST',
       session,
@@ -175,16 +187,19 @@ describe('resumability (event store)', () => {
         jsonrpc: '2.0',
         id: 8,
         method: 'tools/call',
-        params: { name: 'bash', arguments: { command: 'echo bg', description: 'a quick background job', run_in_background: true } },
+        params: { name: 'bash', arguments: { command, description: 'a background job', run_in_background: true } },
       }),
     );
     const started = await sse(start, (events) => events.some((e) => e.data.includes('"id":8')));
     const jobId = /started background job (\S+?)"/.exec(started.find((e) => e.data.includes('"id":8'))!.data)![1]!;
-    await until(() => server.runtime.jobs!.list().some((job) => job.id === jobId && job.state === 'completed'), 10_000, 'the job to finish');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // No stream is open now. The job ends once the test lets it, and its notice is stored when the session's store
+    // grows: only then does the next stream open.
+    const stored = await retainedEvents();
+    writeFileSync(join(work, 'go-notice'), '');
+    await until(async () => (await retainedEvents()) > stored, 10_000, 'the notice to be stored');
     const stream = await sse(await open('GET', session), (events) => events.some((e) => e.data.includes(`background job ${jobId} `)));
     const notice = JSON.parse(stream.find((e) => e.data.includes(`background job ${jobId} `))!.data);
     expect(notice.method).toBe('notifications/message');
-    expect(notice.params.data).toBe(`background job ${jobId} (bash: echo bg) finished [status: completed, exit code: 0]. Read its output with job_output.`);
+    expect(notice.params.data).toBe(`background job ${jobId} (bash: ${command}) finished [status: completed, exit code: 0]. Read its output with job_output.`);
   });
 });

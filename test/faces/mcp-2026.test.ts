@@ -9,13 +9,14 @@ import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprot
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { createRuntime } from '../../src/index.js';
+import { jobsPrompt } from '../../src/contract/index.js';
 import { serveHttp, SessionRoutes, type HttpServer } from '../../src/faces/mcp/index.js';
 import { ModernFace } from '../../src/faces/mcp/modern/face.js';
 import { StateCodec } from '../../src/faces/mcp/modern/request-state.js';
 import { ModernStates } from '../../src/faces/mcp/modern/states.js';
 import { call as call2025, cli, httpTransport, newClient, repo, textOf, workdir } from './helpers.js';
 import { until } from '../helpers/until.js';
-import { MODERN, modernClient, RawModern, textOfResult, type ModernClient } from './modern-helpers.js';
+import { checkedCall, MODERN, modernClient, RawModern, textOfResult, type ModernClient } from './modern-helpers.js';
 
 const work = workdir('mcp-2026');
 const policyFile = join(work, '..', `${work.split('/').pop()}-policy.json`);
@@ -36,7 +37,7 @@ const escalate = (file: string) => ({
 });
 
 async function callText(mc: ModernClient, name: string, args: Record<string, unknown>): Promise<{ text: string; result: Record<string, unknown> }> {
-  const result = (await mc.client.callTool({ name, arguments: args })) as Record<string, unknown>;
+  const result = await checkedCall(mc, name, args);
   return { text: textOfResult(result), result };
 }
 
@@ -72,7 +73,7 @@ describe.each(['stdio', 'http'] as const)('2026-07-28 over %s, official client',
     expect(mc.client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(mc.client.getServerVersion()?.name).toBe('shellring');
     const { tools } = await mc.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'session_open']);
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input', 'session_open']);
     const bash = tools.find((tool) => tool.name === 'bash')!;
     expect(bash.inputSchema.properties?.session).toMatchObject({ type: 'string', 'x-mcp-header': 'Shellring-Session' });
     // The client elicits, so escalation is offered.
@@ -107,10 +108,26 @@ describe.each(['stdio', 'http'] as const)('2026-07-28 over %s, official client',
     expect(text).toContain(`full output: ${stdout.spillPath}`);
   });
 
-  it('hands a call past its timeout off to a job (promoted)', async () => {
-    const { result } = await callText(mc, 'bash', { command: 'echo early; sleep 5', description: 'outlive the timeout', timeoutMs: 200 });
+  it('hands a call past its timeout off to a job (promoted), promising no notice: this revision sends none', async () => {
+    // Generous: `early` must be out before the timeout however loaded the host.
+    const { text, result } = await callText(mc, 'bash', { command: 'echo early; sleep 60', description: 'outlive the timeout', timeoutMs: 2_000 });
     expect(result.structuredContent).toMatchObject({ kind: 'promoted', output: 'early\n' });
-    await callText(mc, 'job_kill', { job_id: (result.structuredContent as { jobId: string }).jobId });
+    const jobId = (result.structuredContent as { jobId: string }).jobId;
+    expect(text).toBe(
+      `early\n[still running after 2000ms; moved to background job ${jobId}]\nThe command keeps running in the background. No notice comes when it finishes: wait for it with job_output and wait: true; read newer output with job_output, stop it with job_kill.`,
+    );
+    await callText(mc, 'job_kill', { job_id: jobId });
+  });
+
+  it('tells how to wait instead of promising a notice, in its instructions and the bash description', async () => {
+    const instructions = mc.client.getInstructions() ?? '';
+    expect(instructions).toContain(jobsPrompt(false));
+    expect(instructions).not.toContain('notified');
+    expect(instructions).toContain('\n\nSandbox mode of this session: read-only (set by a person; it can change between calls).\nCommands can write: nothing');
+    const { tools } = await mc.client.listTools();
+    const bash = tools.find((tool) => tool.name === 'bash')!;
+    expect(bash.description).toContain('stop one with job_kill; no notice comes when a job finishes: wait for one with job_output and wait: true.');
+    expect(bash.description).not.toContain('you are told when');
   });
 
   it('asks for an escalation as input_required and runs it once when allowed', async () => {
@@ -206,7 +223,7 @@ describe.each(['stdio', 'http'] as const)('tasks over %s (tasks extension declar
     await raw.close();
   });
 
-  it('answers run_in_background with a task whose result carries the texts job_output gives', async () => {
+  it("answers run_in_background with a task whose result carries the texts job_output gives, as bash's result", async () => {
     const { result } = await raw.request('tools/call', {
       name: 'bash',
       arguments: { command: 'echo one; sleep 0.3; echo two', description: 'two lines', run_in_background: true },
@@ -217,6 +234,13 @@ describe.each(['stdio', 'http'] as const)('tasks over %s (tasks extension declar
     const done = await raw.settled(taskId);
     expect(done).toMatchObject({ resultType: 'complete', status: 'completed', taskId });
     expect(textOfResult(done.result as object)).toBe('one\ntwo\n[status: completed, exit code: 0]');
+    // bash's outputSchema holds (settled() checks it): its kind and job, with what job_output reported.
+    expect((done.result as { structuredContent: unknown }).structuredContent).toMatchObject({
+      kind: 'background',
+      jobId: expect.stringMatching(/^bash-\d+$/),
+      unreadBytes: 0,
+      job: { state: 'completed', detail: 'exit code: 0' },
+    });
     // Polling a finished task again gives the same result.
     expect((await raw.settled(taskId)).result).toEqual(done.result);
   });
@@ -224,18 +248,38 @@ describe.each(['stdio', 'http'] as const)('tasks over %s (tasks extension declar
   it('answers a promoted call with a task, and tasks/cancel is job_kill', async () => {
     const { result } = await raw.request('tools/call', {
       name: 'bash',
-      arguments: { command: 'echo early; sleep 60', description: 'outlive the timeout', timeoutMs: 200 },
+      // Generous: `early` must be out before the timeout however loaded the host.
+      arguments: { command: 'echo early; sleep 60', description: 'outlive the timeout', timeoutMs: 2_000 },
     });
     expect(result).toMatchObject({ resultType: 'task', status: 'working' });
     const taskId = result!.taskId as string;
-    expect((await raw.request('tasks/get', { taskId })).result).toMatchObject({ status: 'working', statusMessage: expect.stringContaining('running') });
+    const jobId = /job (bash-\d+) is running/.exec(result!.statusMessage as string)![1]!;
+    // While it runs, its status carries the newest line it printed.
+    expect((await raw.request('tasks/get', { taskId })).result).toMatchObject({ status: 'working', statusMessage: `job ${jobId} is running; newest line: early` });
     expect((await raw.request('tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
     const cancelled = await raw.settled(taskId);
     expect(cancelled).toMatchObject({ status: 'cancelled' });
     expect(cancelled.statusMessage).toMatch(/^early\n[\s\S]*\[status: killed/);
-    // tasks/update: nothing ever waits for input; an unknown task is an error.
+    // tasks/update: nothing ever waits for input; an unknown task is the specification's invalid params (-32602).
     expect((await raw.request('tasks/update', { taskId, inputResponses: {} })).result).toMatchObject({ resultType: 'complete' });
-    expect((await raw.request('tasks/get', { taskId: 'nowhere.AAAAAAAAAAAAAAAAAAAAAA' })).error).toBeDefined();
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+      expect((await raw.request(method, { taskId: 'nowhere.AAAAAAAAAAAAAAAAAAAAAA' })).error).toMatchObject({
+        code: -32602,
+        message: 'task nowhere.AAAAAAAAAAAAAAAAAAAAAA is unknown here: it expired, or it belongs to other credentials',
+      });
+    }
+  });
+
+  it("answers a promoted call with a task whose result conforms to bash's outputSchema, the earlier output first", async () => {
+    const { result } = await raw.request('tools/call', {
+      name: 'bash',
+      // Generous: `early` must be out before the timeout however loaded the host.
+      arguments: { command: 'echo early; sleep 3; echo late', description: 'outlive the timeout', timeoutMs: 2_000 },
+    });
+    const done = await raw.settled(result!.taskId as string);
+    // The job's output continues exactly after what the call showed: no line is added between them.
+    expect(textOfResult(done.result as object)).toBe('early\nlate\n[status: completed, exit code: 0]');
+    expect((done.result as { structuredContent: unknown }).structuredContent).toMatchObject({ kind: 'promoted', timeoutMs: 2_000, output: 'early\n', unreadBytes: 0 });
   });
 });
 
@@ -268,7 +312,12 @@ describe('instance ids', () => {
 describe('idle expiry of 2026 states', () => {
   it('closes a default state and a handle idle past the timeout, their jobs killed', async () => {
     let now = 0;
-    const idle = await serveHttp({ port: 0, cwd: work, idleTimeoutMs: 1000, clock: () => now });
+    let reads = 0;
+    const clock = () => {
+      reads += 1;
+      return now;
+    };
+    const idle = await serveHttp({ port: 0, cwd: work, idleTimeoutMs: 1000, clock });
     const mc = await modernClient(
       new StreamableHTTPClientTransport(new URL(idle.url), { requestInit: { headers: { authorization: `Bearer ${idle.token}` } } }),
       'idle',
@@ -279,8 +328,9 @@ describe('idle expiry of 2026 states', () => {
       await callText(mc, 'bash', { command: 'sleep 60', description: 'sleep', run_in_background: true, session: handle });
       const running = () => idle.runtime.jobs!.list().filter((job) => job.state === 'running' || job.state === 'stopping').length;
       now += 999;
-      // Several sweeps (every 100 ms at this timeout) pass without closing anything.
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Several sweeps pass without closing anything: each reads the clock, and decides every expiry as it does.
+      const from = reads;
+      await until(() => reads - from >= 6, 20_000, 'the idle sweep to read the clock');
       expect(running()).toBe(2);
       now += 1;
       await until(() => running() === 0, 10_000, 'both states to expire and their jobs to be killed');

@@ -42,7 +42,7 @@ function additional(node: unknown, found: unknown[] = []): unknown[] {
 describe('tool schemas', () => {
   it('declare an object outputSchema per tool, and carry no empty additionalProperties', async () => {
     const { tools } = await tc.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input']);
     for (const tool of tools) {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       const empty = additional([tool.inputSchema, tool.outputSchema]).filter(
@@ -67,7 +67,8 @@ describe('tool schemas', () => {
     expect(listed.structuredContent).toMatchObject({ jobs: [{ id: jobId, label: 'seq 1 20000', description: 'Count' }] });
     const killed = await call(tc.client, 'job_kill', { job_id: jobId });
     expect(textOf(killed)).toBe(`job ${jobId} had already finished [status: completed, exit code: 0]`);
-    const promoted = await call(tc.client, 'bash', { command: 'echo early; sleep 5', description: 'Outlive the timeout', timeoutMs: 200 });
+    // Generous: `early` must be out before the timeout however loaded the host.
+    const promoted = await call(tc.client, 'bash', { command: 'echo early; sleep 60', description: 'Outlive the timeout', timeoutMs: 2_000 });
     expect(promoted.structuredContent).toMatchObject({ kind: 'promoted', output: 'early\n' });
     await call(tc.client, 'job_kill', { job_id: (promoted.structuredContent as { jobId: string }).jobId });
   });

@@ -1,6 +1,7 @@
 // Progress notifications on long tool calls: the official SDK client keeps a call alive past its request timeout
 // when it asked for progress, over stdio (the built CLI, default interval) and HTTP (a short interval).
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -12,6 +13,8 @@ const work = workdir('mcp-progress');
 /** Short enough that a few seconds of command see many notifications; the default is 15 s. */
 const INTERVAL_MS = 200;
 const BYTES = /^(\d+) bytes of output after (\d+) s$/;
+/** A command part that waits until the test creates `name` in the working directory. */
+const gate = (name: string) => `until [ -e ${name} ]; do sleep 0.05; done`;
 let server: HttpServer;
 let http: TestClient;
 
@@ -34,17 +37,21 @@ async function bash(tc: TestClient, command: string, options: Parameters<TestCli
 describe('progress notifications', () => {
   it('carry the growing byte count of the output so far, with progress increasing every time', async () => {
     const seen: Progress[] = [];
-    // Six 1000-byte pieces, one every 0.6 s: several notifications fall between two pieces.
-    const result = await bash(http, 'for i in 1 2 3 4 5 6; do head -c 1000 /dev/zero | tr "\\0" x; sleep 0.6; done', {
-      onprogress: (progress) => seen.push(progress),
+    // Six 1000-byte pieces, each printed once a notification has counted the one before: a notification falls
+    // between every two pieces however slowly the host runs.
+    const result = await bash(http, `for i in 1 2 3 4 5 6; do head -c 1000 /dev/zero | tr "\\0" x; ${gate('counted-$i')}; done`, {
+      onprogress: (progress) => {
+        seen.push(progress);
+        const count = Number(BYTES.exec(progress.message ?? '')?.[1]);
+        if (count > 0) writeFileSync(join(work, `counted-${count / 1000}`), '');
+      },
     });
     expect(textOf(result)).toBe('x'.repeat(6000));
-    expect(seen.length).toBeGreaterThanOrEqual(5);
     const bytes = seen.map((progress) => Number(BYTES.exec(progress.message ?? '')?.[1]));
     expect(bytes.every((count) => Number.isInteger(count) && count % 1000 === 0 && count <= 6000)).toBe(true);
-    // Growing: never smaller than before, and more than one distinct count along the way.
+    // Growing: never smaller than before, and every piece counted along the way.
     for (let i = 1; i < bytes.length; i += 1) expect(bytes[i]!).toBeGreaterThanOrEqual(bytes[i - 1]!);
-    expect(new Set(bytes).size).toBeGreaterThanOrEqual(3);
+    for (const count of [1000, 2000, 3000, 4000, 5000, 6000]) expect(bytes).toContain(count);
     for (let i = 1; i < seen.length; i += 1) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
     expect(seen.every((progress) => progress.total === undefined)).toBe(true);
   });
@@ -54,11 +61,17 @@ describe('progress notifications', () => {
     http.client.onerror = (error) => void errors.push(error);
     try {
       const seen: Progress[] = [];
-      const result = await bash(http, 'sleep 1; echo quiet', { onprogress: (progress) => seen.push(progress) });
+      // The command ends once two notifications came.
+      const result = await bash(http, `${gate('notified-twice')}; echo quiet`, {
+        onprogress: (progress) => {
+          seen.push(progress);
+          if (seen.length === 2) writeFileSync(join(work, 'notified-twice'), '');
+        },
+      });
       expect(textOf(result)).toBe('quiet\n');
       expect(seen.length).toBeGreaterThanOrEqual(2);
-      // A notification for a finished request reaches the client as an unknown token.
-      await new Promise((resolve) => setTimeout(resolve, 5 * INTERVAL_MS));
+      // A notification for a finished request reaches the client as an unknown token: ten intervals pass first.
+      await new Promise((resolve) => setTimeout(resolve, 10 * INTERVAL_MS));
       expect(errors.map((error) => error.message)).toEqual([]);
     } finally {
       http.client.onerror = undefined;
@@ -66,11 +79,20 @@ describe('progress notifications', () => {
   });
 
   it('keep a call alive past the client timeout only when the client resets it on progress', async () => {
-    // Without progress the client gives up at its timeout while the command still runs.
-    const lost = await bash(http, 'sleep 4; echo late', { timeout: 1500 }).catch((error: unknown) => error);
+    // Without progress the client gives up at its timeout while the command still runs (it waits for the test).
+    const lost = await bash(http, `${gate('lost-go')}; echo late`, { timeout: 2_000 }).catch((error: unknown) => error);
+    writeFileSync(join(work, 'lost-go'), '');
     expect(lost).toBeInstanceOf(McpError);
     expect((lost as McpError).code).toBe(ErrorCode.RequestTimeout);
-    const kept = await bash(http, 'sleep 4; echo late', { timeout: 1500, onprogress: () => {}, resetTimeoutOnProgress: true });
+    // With progress it lives past twice the timeout: the command ends once a notification comes after that.
+    const started = Date.now();
+    const kept = await bash(http, `${gate('kept-go')}; echo late`, {
+      timeout: 2_000,
+      onprogress: () => {
+        if (Date.now() - started > 4_000) writeFileSync(join(work, 'kept-go'), '');
+      },
+      resetTimeoutOnProgress: true,
+    });
     expect(textOf(kept)).toBe('late\n');
   });
 

@@ -35,7 +35,7 @@ afterAll(async () => {
 describe('shellring mcp (stdio)', () => {
   it('lists the runtime tools with their exact schemas and honest annotations', async () => {
     const { tools } = await tc.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input']);
     for (const tool of tools) {
       const mine = listed.find((entry) => entry.name === tool.name)!;
       expect(tool.inputSchema).toEqual(mine.inputSchema);

@@ -2,6 +2,7 @@
 // the same SDK transports for what that client does not speak (the tasks extension: it rejects `resultType: "task"`).
 import { Client, type Transport } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { assertConforms } from '../helpers/output-schemas.js';
 
 export const MODERN = '2026-07-28';
 export const TASKS = 'io.modelcontextprotocol/tasks';
@@ -14,6 +15,8 @@ export interface ModernClient {
   asked: string[];
   /** What the next elicitation is answered. */
   answer: { decision: Decision };
+  /** Its tool list, once fetched (results are checked against it). */
+  listing?: Promise<{ name: string; outputSchema?: Record<string, unknown> }[]>;
 }
 
 /** A client pinned to 2026-07-28 that can answer form elicitations (the input requests of an approval). */
@@ -57,25 +60,46 @@ export class RawModern {
   }
 
   request(method: string, params: Record<string, unknown>, headers?: Record<string, string>): Promise<RawReply> {
+    return this.requestAs({ name: 'raw-test', version: '1.0.0' }, method, params, headers);
+  }
+
+  /** A request whose envelope describes the client as `clientInfo`. */
+  requestAs(clientInfo: Record<string, unknown>, method: string, params: Record<string, unknown>, headers?: Record<string, string>): Promise<RawReply> {
     const id = this.#next++;
     const envelope = {
       'io.modelcontextprotocol/protocolVersion': MODERN,
-      'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+      'io.modelcontextprotocol/clientInfo': clientInfo,
       'io.modelcontextprotocol/clientCapabilities': { ...this.#capabilities, extensions: { [TASKS]: {} } },
     };
     const reply = new Promise<RawReply>((resolve) => this.#waiting.set(id, resolve));
     void this.#transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } } as JSONRPCMessage, headers ? { headers } : undefined);
-    return reply;
+    if (method !== 'tools/call') return reply;
+    // A tool's own result (not a task, not a request for input) must conform to its outputSchema.
+    return reply.then(async (answer) => {
+      const result = answer.result;
+      if (result && result.resultType !== 'task' && result.resultType !== 'input_required') assertConforms(await this.tools(), params.name as string, result);
+      return answer;
+    });
   }
 
-  /** Polls tasks/get until the task leaves `working`. */
-  async settled(taskId: string): Promise<Record<string, unknown>> {
+  /** Polls tasks/get until the task leaves `working`; a completed task's result must conform to the outputSchema
+   * of the tool that made it (`tool`). */
+  async settled(taskId: string, tool = 'bash'): Promise<Record<string, unknown>> {
     for (;;) {
       const { result, error } = await this.request('tasks/get', { taskId });
       if (error) throw new Error(`tasks/get failed: ${error.message}`);
+      if (result!.status === 'completed') assertConforms(await this.tools(), tool, result!.result as object);
       if (result!.status !== 'working') return result!;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  }
+
+  #tools: Promise<{ name: string; outputSchema?: Record<string, unknown> }[]> | undefined;
+
+  /** The tool list, fetched once. */
+  tools(): Promise<{ name: string; outputSchema?: Record<string, unknown> }[]> {
+    this.#tools ??= this.request('tools/list', {}).then(({ result }) => result!.tools as { name: string; outputSchema?: Record<string, unknown> }[]);
+    return this.#tools;
   }
 
   close(): Promise<void> {
@@ -85,4 +109,12 @@ export class RawModern {
 
 export function textOfResult(result: { content?: unknown }): string {
   return ((result.content ?? []) as { type: string; text?: string }[]).map((part) => part.text ?? '').join('');
+}
+
+/** A call through the official client whose result, when it succeeds, must conform to its tool's outputSchema. */
+export async function checkedCall(mc: ModernClient, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = (await mc.client.callTool({ name, arguments: args })) as Record<string, unknown>;
+  mc.listing ??= mc.client.listTools().then((listed) => listed.tools as { name: string; outputSchema?: Record<string, unknown> }[]);
+  assertConforms(await mc.listing, name, result);
+  return result;
 }

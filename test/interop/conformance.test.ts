@@ -1,6 +1,6 @@
-// `@modelcontextprotocol/conformance` (0.1.13, the newest release that runs on Node 20) against `serveHttp`: every
-// server scenario of its suite, judged against test/interop/conformance/expected-failures.yaml. The runner sends no
-// Authorization header, so a pass-through proxy adds the token; Host and Origin reach the server as sent.
+// `@modelcontextprotocol/conformance` (0.2.0-alpha.12) against `serveHttp`: every server scenario that protocol
+// revisions 2025-11-25 and 2026-07-28 require, judged against test/interop/conformance/expected-failures.yaml. The
+// runner sends no Authorization header, so a pass-through proxy adds the token; Host and Origin reach the server as sent.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,14 +20,20 @@ interface Check {
   details?: Record<string, unknown>;
 }
 
-/** Each scenario's checks, by scenario name, from the runner's output directory. */
-function checksByScenario(): Map<string, Check[]> {
+/** Each scenario's checks, by scenario name, from the runner's output directory `dir`. */
+function checksByScenario(dir: string): Map<string, Check[]> {
   const found = new Map<string, Check[]>();
-  for (const entry of readdirSync(results)) {
+  for (const entry of readdirSync(dir)) {
     const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(entry)?.[1];
-    if (scenario) found.set(scenario, JSON.parse(readFileSync(join(results, entry, 'checks.json'), 'utf8')) as Check[]);
+    if (scenario) found.set(scenario, JSON.parse(readFileSync(join(dir, entry, 'checks.json'), 'utf8')) as Check[]);
   }
   return found;
+}
+
+/** Scenarios with a check that passed and none that failed or warned. */
+function passing(checks: Map<string, Check[]>): string[] {
+  const passed = ([, list]: [string, Check[]]) => list.some((check) => check.status === 'SUCCESS') && list.every((check) => check.status !== 'FAILURE' && check.status !== 'WARNING');
+  return [...checks].filter(passed).map(([name]) => name).sort();
 }
 
 beforeAll(async () => {
@@ -43,37 +49,48 @@ afterAll(async () => {
   rmSync(results, { recursive: true, force: true });
 });
 
+const REVISIONS = {
+  '2025-11-25': {
+    scenarios: 33,
+    passing: ['dns-rebinding-protection', 'logging-set-level', 'ping', 'server-initialize', 'server-session-lifecycle', 'server-sse-multiple-streams', 'tools-call-error', 'tools-call-simple-text', 'tools-list'],
+    tools: ['bash', 'job_output', 'job_list', 'job_kill', 'job_input'],
+  },
+  '2026-07-28': {
+    scenarios: 50,
+    passing: [
+      'dns-rebinding-protection',
+      'http-header-validation',
+      'input-required-result-ignore-extra-params',
+      'input-required-result-unsupported-methods',
+      'server-sse-multiple-streams',
+      'tools-call-error',
+      'tools-call-simple-text',
+      'tools-list',
+    ],
+    tools: ['bash', 'job_output', 'job_list', 'job_kill', 'job_input', 'session_open'],
+  },
+};
+
 describe('the MCP conformance suite', () => {
-  it('passes every server scenario but the listed ones, which fail for the reasons listed', async () => {
+  it.each(Object.entries(REVISIONS))('passes every scenario %s requires but the listed ones, which fail for the reasons listed', async (revision, expected) => {
     const baseline = join(interop, 'conformance/expected-failures.yaml');
+    const out = join(results, revision);
     const result = await run(
       process.execPath,
-      [conformance, 'server', '--url', `${proxy.origin}/mcp`, '--suite', 'all', '--expected-failures', baseline, '-o', results],
+      [conformance, 'server', '--url', `${proxy.origin}/mcp`, '--requirements', revision, '--expected-failures', baseline, '-o', out],
       600_000,
     );
     expect(result.stdout, result.stderr).toContain('Baseline check passed: all failures are expected.');
     expect(result.status, result.stdout.slice(-4000)).toBe(0);
 
-    const checks = checksByScenario();
-    expect(checks.size).toBe(32);
-    const passed = [...checks].filter(([, list]) => list.every((check) => check.status !== 'FAILURE' && check.status !== 'WARNING')).map(([name]) => name);
-    expect(passed.sort()).toEqual(
-      [
-        'dns-rebinding-protection',
-        'logging-set-level',
-        'ping',
-        'server-initialize',
-        'server-sse-multiple-streams',
-        'tools-call-error',
-        'tools-call-simple-text',
-        'tools-list',
-      ].sort(),
-    );
+    const checks = checksByScenario(out);
+    expect(checks.size).toBe(expected.scenarios);
+    expect(passing(checks)).toEqual(expected.passing);
     // Two of the passes are vacuous: the fixture tools they call do not exist here, and an unknown tool's isError
     // result satisfies them.
     for (const scenario of ['tools-call-simple-text', 'tools-call-error']) {
       expect(JSON.stringify(checks.get(scenario)![0]!.details)).toContain('Error: unknown tool');
     }
-    expect(checks.get('tools-list')![0]!.details).toMatchObject({ tools: ['bash', 'job_output', 'job_list', 'job_kill'] });
+    expect(checks.get('tools-list')![0]!.details).toMatchObject({ tools: expected.tools });
   }, 900_000);
 });

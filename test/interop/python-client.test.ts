@@ -37,8 +37,8 @@ interface Revision {
 }
 
 const REVISIONS: Revision[] = [
-  { version: '2025-11-25', mode: 'legacy', tools: ['bash', 'job_output', 'job_list', 'job_kill'] },
-  { version: '2026-07-28', mode: 'auto', tools: ['bash', 'job_output', 'job_list', 'job_kill', 'session_open'] },
+  { version: '2025-11-25', mode: 'legacy', tools: ['bash', 'job_output', 'job_list', 'job_kill', 'job_input'] },
+  { version: '2026-07-28', mode: 'auto', tools: ['bash', 'job_output', 'job_list', 'job_kill', 'job_input', 'session_open'] },
 ];
 
 /** The judgement every transport and revision must pass. */
@@ -61,7 +61,8 @@ function judge(report: Report, work: string, revision: Revision): void {
   expect(report.big).toEqual({ isError: false, length: BIG, onlyA: true, structuredLength: BIG });
 
   const promoted = jobOf(report, 'promoted');
-  expect(shown(report, 'promoted').text).toBe(`early\n${jobTexts.promoted(300, promoted)}`);
+  // 2026-07-28 sends no completion notice, and its hand-off promises none.
+  expect(shown(report, 'promoted').text).toBe(`early\n${jobTexts.promoted(300, promoted, revision.version === '2025-11-25')}`);
   expect(shown(report, 'promotedOutput').text).toBe('late\n[status: completed, exit code: 0]');
 
   expect(shown(report, 'withProgress').text).toBe('x\n');

@@ -1,6 +1,6 @@
 // job_output, job_list and job_kill on real background jobs: texts, status lines, waits and kill reasons.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
@@ -11,7 +11,8 @@ let runtime: Runtime;
 let serial = 0;
 
 beforeAll(async () => {
-  runtime = await createRuntime({ executor: { graceMs: 500 } });
+  // A command's TERM handler must be done within the grace however loaded the host: 2 s.
+  runtime = await createRuntime({ executor: { graceMs: 2_000 } });
 });
 
 afterAll(async () => {
@@ -116,6 +117,39 @@ describe('job_output', () => {
     );
     expect(first.structuredContent).toMatchObject({ unreadBytes: 0 });
     expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: completed, exit code: 0]');
+  });
+
+  it('reads a running job whose reader fell behind the ring from its newest output, led by the skip line, every time', async () => {
+    const s = fresh();
+    const seq = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${from + i}\n`).join('');
+    // 588895 bytes, then 700000 more once told: each more than the 262144 bytes a live job's ring keeps.
+    const first = seq(1, 100_000);
+    const all = first + seq(100_001, 200_000);
+    const go = join(work, `go-${s.id}`);
+    const id = await background(s, `seq 1 100000; until [ -e ${go} ]; do sleep 0.05; done; seq 100001 200000; sleep 300`);
+    /** What a read shows past `consumer`: the newest 64000 bytes, from the first line start among their first 4 KiB. */
+    const newestAfter = (text: string) => {
+      const from = text.length - 64_000;
+      return from + text.slice(from).indexOf('\n') + 1;
+    };
+    await printed(id, first.length);
+    const read = text(await s.callTool('job_output', { job_id: id }));
+    const spill = /full output: (\S+) \(/.exec(read)?.[1] ?? '';
+    const start = newestAfter(first);
+    expect(read).toBe(
+      `[skipped ${start} bytes of older output; full output: ${spill} (${first.length} bytes); grep or tail the file instead of paging]\n${first.slice(start)}[status: running]`,
+    );
+    expect(readFileSync(spill, 'utf8')).toBe(first);
+    writeFileSync(go, '');
+    await printed(id, all.length);
+    const again = await s.callTool('job_output', { job_id: id });
+    const next = newestAfter(all);
+    expect(text(again)).toBe(
+      `[skipped ${next - first.length} bytes of older output; full output: ${spill} (${all.length} bytes); grep or tail the file instead of paging]\n${all.slice(next)}[status: running]`,
+    );
+    expect(again.structuredContent).toMatchObject({ unreadBytes: 0 });
+    expect(await output(s, { job_id: id })).toBe('(no new output)\n[status: running]');
+    await kill(s, { job_id: id });
   });
 
   it('says more output is waiting for a job still running too', async () => {

@@ -98,7 +98,7 @@ describe('the per-owner limit', () => {
     await background(a, 'sleep 30');
     const registered: string[] = [];
     const off = small.jobs!.on('registered', (event) => registered.push(event.job.id));
-    const result = await bash(a, 'sleep 5', { timeoutMs: 200 });
+    const result = await bash(a, 'sleep 60', { timeoutMs: 200 });
     off();
     expect(text(result)).toBe(
       '(no output)\n[timed out after 200ms]\n[not moved to background: job limit reached (2); job_kill one to free a slot]\n[killed by signal: SIGTERM]',
@@ -126,7 +126,17 @@ describe('settled jobs per session are bounded', () => {
     expect(text(await a.callTool('job_list', {}))).toBe(
       `${ids[2]} [bash] completed — echo run-3\n${ids[3]} [bash] completed — echo run-4`,
     );
-    expect(text(await a.callTool('job_output', { job_id: ids[0] }))).toBe(`Error: unknown job ${ids[0]}`);
+    // A forgotten job says when and why it went, and how it had ended (it printed too little for a spill file).
+    const forgotten = text(await a.callTool('job_output', { job_id: ids[0] }));
+    const at = /^Error: job \S+ was forgotten at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ): /.exec(forgotten)?.[1];
+    expect(forgotten).toBe(
+      `Error: job ${ids[0]} was forgotten at ${at}: this session keeps only its 2 newest finished jobs; it had finished [status: completed, exit code: 0]`,
+    );
+    expect(Math.abs(Date.parse(at!) - Date.now())).toBeLessThan(60_000);
+    expect(text(await a.callTool('job_kill', { job_id: ids[1] }))).toMatch(new RegExp(`^Error: job ${ids[1]} was forgotten at `));
+    // Another session never learns of it: unknown there.
+    const other = small.session({ id: `settled-${++serial}`, cwd: work });
+    expect(text(await other.callTool('job_output', { job_id: ids[0] }))).toBe(`Error: unknown job ${ids[0]}`);
     expect(removed).toEqual([
       { type: 'removed', jobId: ids[0], ownerId: a.id },
       { type: 'removed', jobId: ids[1], ownerId: a.id },

@@ -5,8 +5,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type JobEvent, type Runtime, type Session } from '../../src/index.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { bash, collectNotices, jobIdOf, text, watchJobs } from '../helpers/calls.js';
+import { bash, collectNotices, jobIdOf, text, until, watchJobs } from '../helpers/calls.js';
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-promotion-')));
 let runtime: Runtime;
@@ -47,9 +46,11 @@ function delta(output: string): { body: string; status: string } {
 describe('promotion', () => {
   it('hands over a numbered stream, and the reads continue with no line shown twice or skipped', async () => {
     const s = fresh();
-    const lines = 60;
-    // 3 s of stream against a 400 ms timeout: reads after the hand-over still find it growing, however loaded the host.
-    const command = `for i in $(seq 1 ${lines}); do echo "line $i"; sleep 0.05; done`;
+    const lines = (from: number, to: number) => `for i in $(seq ${from} ${to}); do echo "line $i"; done`;
+    const gate = (name: string) => `until [ -e ${name} ]; do sleep 0.05; done`;
+    // Each part of the stream waits for the test, not for a clock: the command is still running at the timeout
+    // however slowly the host runs, and a read after the hand-over finds the lines the first gate let out.
+    const command = `${lines(1, 20)}; ${gate('go-more')}; ${lines(21, 40)}; ${gate('go-last')}; ${lines(41, 60)}`;
     const result = await bash(s, command, { timeoutMs: 400 });
     const { shown, id } = promoted(text(result), 400);
     expect(result.structuredContent).toEqual({ kind: 'promoted', jobId: id, timeoutMs: 400, output: shown });
@@ -57,20 +58,19 @@ describe('promotion', () => {
     expect(runtime.jobs!.list(s.id)).toMatchObject([{ id, state: 'running', foreground: false }]);
 
     let seen = shown;
-    const whileRunning: string[] = [];
-    for (;;) {
-      await sleep(100);
+    writeFileSync(join(work, 'go-more'), '');
+    // Read while it runs (it waits at the second gate) until line 40 is out.
+    await until(async () => {
       const read = delta(text(await s.callTool('job_output', { job_id: id })));
+      expect(read.status).toBe('[status: running]');
       seen += read.body;
-      if (read.status !== '[status: running]') {
-        expect(read.status).toBe('[status: completed, exit code: 0]');
-        break;
-      }
-      whileRunning.push(read.body);
-    }
-    // Reads happened while the stream was still growing.
-    expect(whileRunning.filter((body) => body !== '').length).toBeGreaterThan(0);
-    expect(seen).toBe(Array.from({ length: lines }, (_, i) => `line ${i + 1}\n`).join(''));
+      return seen.endsWith('line 40\n');
+    }, 30_000, 'line 40 read while the job runs');
+    writeFileSync(join(work, 'go-last'), '');
+    const last = delta(text(await s.callTool('job_output', { job_id: id, wait: true })));
+    expect(last.status).toBe('[status: completed, exit code: 0]');
+    seen += last.body;
+    expect(seen).toBe(Array.from({ length: 60 }, (_, i) => `line ${i + 1}\n`).join(''));
     expect(text(await s.callTool('job_output', { job_id: id }))).toBe('(no new output)\n[status: completed, exit code: 0]');
   });
 
@@ -165,6 +165,38 @@ describe('without promotion the deadline kills the command', () => {
       expect(own.jobs?.list() ?? []).toEqual([]);
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('the hand-off as each face keeps it', () => {
+  it('promises no notice where the face delivers none, and says how to wait instead in every text', async () => {
+    const s = fresh();
+    s.setNotices(false);
+    // Generous: `early` must be out before the timeout however loaded the host.
+    const result = text(await bash(s, 'echo early; sleep 30', { timeoutMs: 2_000 }));
+    const id = /moved to background job (bash-\d+)/.exec(result)![1]!;
+    expect(result).toBe(
+      `early\n[still running after 2000ms; moved to background job ${id}]\nThe command keeps running in the background. No notice comes when it finishes: wait for it with job_output and wait: true; read newer output with job_output, stop it with job_kill.`,
+    );
+    const texts = [...s.listTools().map((tool) => tool.description), ...s.promptSections().map((section) => section.text)].join('\n');
+    expect(texts).not.toMatch(/notified|you are told when/);
+    expect(texts).toContain('no notice comes when a job finishes: wait for one with job_output and wait: true.');
+    // The runtime delivers nothing to this session either way; a face that does leaves the default.
+    s.setNotices(true);
+    expect(s.promptSections().map((section) => section.text).join('\n')).toContain('you are notified when a job finishes');
+    await s.callTool('job_kill', { job_id: id });
+  });
+
+  it('says a timeoutMs over the cap was capped before handing over at the cap', async () => {
+    const capped = await createRuntime({ executor: { maxTimeoutMs: 300 } });
+    try {
+      const s = capped.session({ id: 'capped', cwd: work });
+      const result = text(await bash(s, 'echo early; sleep 30', { timeoutMs: 5000 }));
+      const id = /moved to background job (bash-\d+)/.exec(result)![1]!;
+      expect(result).toBe(`early\n[timeoutMs capped at 300: 5000 is more than this server allows]\n[still running after 300ms; moved to background job ${id}]\n${HAND_OFF}`);
+    } finally {
+      await capped.close();
     }
   });
 });

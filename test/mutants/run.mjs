@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BUGS } from './bugs.mjs';
+import { listProblems } from './check.mjs';
 
 const repo = join(import.meta.dirname, '..', '..');
 /** A test that hangs under a bug still counts as failing, after this long. */
@@ -61,6 +62,12 @@ function ranSome(test, output) {
   return (plain.match(/running (\d+) tests?/g) ?? []).some((line) => !line.startsWith('running 0 '));
 }
 
+// A rotted entry would fail an hour in, or pass vacuously: refuse the list before building anything.
+const problems = listProblems(repo, bugs);
+if (problems.length) {
+  console.error(`the list does not match the sources:\n${problems.join('\n')}`);
+  process.exit(2);
+}
 const dir = scratchCopy();
 let survived = 0;
 try {
@@ -74,13 +81,14 @@ try {
   for (const bug of bugs) {
     const path = join(dir, bug.file);
     const original = readFileSync(path, 'utf8');
-    if (original.split(bug.find).length !== 2) throw new Error(`${bug.file}: the text to change is not there exactly once: ${bug.find}`);
     writeFileSync(path, original.replace(bug.find, bug.replace));
+    const started = Date.now();
     try {
       build(dir);
       const missed = bug.tests.filter((test) => runTest(dir, test));
       if (missed.length) survived += 1;
-      console.log(`${missed.length ? 'SURVIVED' : 'caught  '}  ${bug.name} (${bug.file})`);
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.log(`${missed.length ? 'SURVIVED' : 'caught  '}  ${bug.name} (${bug.file}; ${seconds} s with its build)`);
       for (const test of bug.tests) console.log(`          ${missed.includes(test) ? 'passed (missed it)' : 'failed (caught it)'}: ${describe(test)}`);
     } finally {
       writeFileSync(path, original);

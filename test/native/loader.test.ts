@@ -27,10 +27,10 @@ function expectedTriple(): string {
  * loader is plain TypeScript whose one runtime import is the error type, so transpiling the two files alone gives
  * the code that ships.
  */
-function packageWithLoader(name: string): string {
+function packageWithLoader(name: string, manifest: Record<string, unknown> = {}): string {
   const root = path.join(scratch, name);
   fs.mkdirSync(path.join(root, 'dist/src/native'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'shellring', type: 'module' }));
+  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'shellring', type: 'module', ...manifest }));
   for (const file of ['native/loader', 'errors']) {
     const source = fs.readFileSync(path.join(repoRoot, `src/${file}.ts`), 'utf8');
     const { outputText } = ts.transpileModule(source, {
@@ -73,7 +73,7 @@ describe('native loader', () => {
     expect(packageRoot()).toBe(repoRoot);
   });
 
-  it('explains a missing binary at SHELLRING_BINDING_PATH, then loads once it is unset', () => {
+  it('explains a missing binary at SHELLRING_BINDING_PATH in one paragraph, then loads once it is unset', () => {
     const missing = path.join(scratch, 'nowhere', 'shellring.node');
     process.env.SHELLRING_BINDING_PATH = missing;
     const triple = expectedTriple();
@@ -85,10 +85,10 @@ describe('native loader', () => {
     }
     expect(error).toBeInstanceOf(Error);
     expect(error!.code).toBe('SHELLRING_BINDING_MISSING');
-    expect(error!.message).toContain(`for ${triple}`);
-    expect(error!.message).toContain(`SHELLRING_BINDING_PATH=${missing}`);
-    expect(error!.message).toContain(`@shellring/binding-${triple}`);
-    expect(error!.message).toContain('npm run build:native');
+    expect(error!.message).toBe(
+      `shellring: the native binding for ${triple} did not load from SHELLRING_BINDING_PATH=${missing} (Cannot find module '${missing}'). ` +
+        `Fix: point SHELLRING_BINDING_PATH at a shellring.${triple}.node built for shellring 0.1.0, or unset it to use the package @shellring/binding-${triple}.`,
+    );
     expect((error!.cause as { code?: string }).code).toBe('MODULE_NOT_FOUND');
 
     // A failed load is not remembered: the next call tries again.
@@ -102,18 +102,48 @@ describe('native loader', () => {
     expect(loadBinding()).toBe(binding);
   });
 
-  it('names the package, the local file and the fix when neither exists', () => {
-    const root = packageWithLoader('bare');
+  it('in a clone without a build, names the package, the local file and the build command', () => {
     const triple = expectedTriple();
-    const result = runLoader(root);
+    const result = runLoader(packageWithLoader('bare'));
     expect(result.code).toBe('SHELLRING_BINDING_MISSING');
-    const message = result.message as string;
-    expect(message).toContain(`no native binding could be loaded for ${triple}`);
-    expect(message).toContain(`tried the package @shellring/binding-${triple}: Cannot find module`);
-    expect(message).toContain(`tried the local build ${path.join(root, `shellring.${triple}.node`)}`);
-    expect(message).toContain(`install the package for this platform, @shellring/binding-${triple}`);
-    expect(message).toContain('build from source with `npm run build:native`');
+    expect(result.message).toBe(
+      `shellring: the native binding for ${triple} is not built: it is the package @shellring/binding-${triple}, or in a clone of shellring the file shellring.${triple}.node at its root. ` +
+        'Fix: run `npm run build:native` in the clone (needs Rust).',
+    );
     expect(result.causes).toEqual(['MODULE_NOT_FOUND', 'MODULE_NOT_FOUND']);
+  });
+
+  it('in a clone whose build does not load, names the file, why, and the build command', () => {
+    const triple = expectedTriple();
+    const root = packageWithLoader('corrupt');
+    const file = path.join(root, `shellring.${triple}.node`);
+    fs.writeFileSync(file, 'not a shared object');
+    const result = runLoader(root);
+    const message = result.message as string;
+    expect(message.startsWith(`shellring: the native binding for ${triple} did not load from the local build ${file} (`), message).toBe(true);
+    expect(message).toContain(`${file}: file too short)`);
+    expect(message.endsWith('). Fix: run `npm run build:native` in the clone (needs Rust).')).toBe(true);
+    expect(message).not.toContain('\n');
+  });
+
+  it('installed without its platform package, names the package with its version and the install command', () => {
+    const triple = expectedTriple();
+    const pkg = `@shellring/binding-${triple}`;
+    const result = runLoader(packageWithLoader('omitted', { version: '1.2.3', optionalDependencies: { [pkg]: '1.2.3', '@shellring/binding-darwin-arm64': '1.2.3' } }));
+    expect(result.code).toBe('SHELLRING_BINDING_MISSING');
+    expect(result.message).toBe(
+      `shellring: the native binding for ${triple} is not installed: it is the package ${pkg}, which npm installs with shellring as an optional dependency unless optional dependencies are omitted (--omit=optional). ` +
+        `Fix: run \`npm install ${pkg}@1.2.3\` in your project, or install shellring again without --omit=optional.`,
+    );
+  });
+
+  it('on a platform no package is published for, names the platforms there are', () => {
+    const triple = expectedTriple();
+    const result = runLoader(packageWithLoader('elsewhere', { version: '1.2.3', optionalDependencies: { '@shellring/binding-darwin-arm64': '1.2.3', '@shellring/binding-linux-riscv64-gnu': '1.2.3' } }));
+    expect(result.message).toBe(
+      `shellring: the native binding for ${triple} is not published: there is no package @shellring/binding-${triple} (there are darwin-arm64, linux-riscv64-gnu). ` +
+        'Fix: run shellring on one of those platforms, or build the binding in a clone of shellring with `npm run build:native` (needs Rust) and set SHELLRING_BINDING_PATH to the .node file it writes.',
+    );
   });
 
   it('falls back to the local build at the package root', () => {
@@ -129,6 +159,9 @@ describe('native loader', () => {
     fs.writeFileSync(foreign, 'module.exports = { hello: 1 };');
     const result = runLoader(root, { SHELLRING_BINDING_PATH: foreign });
     expect(result.code).toBe('SHELLRING_BINDING_MISSING');
-    expect(result.message).toContain('is not a shellring binding of this version');
+    expect(result.message).toBe(
+      `shellring: the native binding for ${expectedTriple()} did not load from SHELLRING_BINDING_PATH=${foreign} (${foreign} is not a shellring binding of this version (no create/ringReadInto export)). ` +
+        `Fix: point SHELLRING_BINDING_PATH at a shellring.${expectedTriple()}.node built for shellring of this version, or unset it to use the package @shellring/binding-${expectedTriple()}.`,
+    );
   });
 });

@@ -1,10 +1,15 @@
-// The native reactor: an idle pipe costs no thread and no CPU, and a drain's completion arrives as a promise.
+// The native reactor: an idle pipe costs no thread and no wakeup, and a drain's completion arrives as a promise.
 import { afterAll, describe, expect, it } from 'vitest';
-import { readdirSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, writeSync } from 'node:fs';
 import { loadBinding } from '../../src/native/loader.js';
 
 const binding = loadBinding();
 const threads = () => readdirSync('/proc/self/task').length;
+/** The reactor's threads (named shellring-io-<n>), by thread id. */
+const reactorThreads = () => readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('shellring-io-'));
+/** How many times these threads went to sleep and were woken: their voluntary context switches. */
+const wakeups = (tids: string[]) =>
+  tids.reduce((sum, tid) => sum + Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(readFileSync(`/proc/self/task/${tid}/status`, 'utf8'))![1]), 0);
 const open: { id: number; write: number }[] = [];
 
 afterAll(() => {
@@ -15,7 +20,7 @@ afterAll(() => {
 });
 
 describe('the native reactor', () => {
-  it('drains 1000 idle pipes with a fixed few threads and no CPU while they idle', async () => {
+  it('drains 1000 idle pipes with a fixed few threads that sleep while they idle', async () => {
     // Start the reactor first: its threads are made once per process.
     const warm = binding.create();
     const [r, w] = binding.pipe();
@@ -32,12 +37,23 @@ describe('the native reactor', () => {
       open.push({ id, write });
     }
     expect(threads() - before).toBeLessThanOrEqual(0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const cpu = process.cpuUsage();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const used = process.cpuUsage(cpu);
-    // Every thread of this process in one second: a thread per pipe polling a stop flag cost far more.
-    expect((used.user + used.system) / 1000).toBeLessThan(50);
+    // Each reactor thread has taken its attaches once a drain sent after them (one per thread) has completed.
+    const reactor = reactorThreads();
+    expect(reactor.length).toBeGreaterThan(0);
+    await Promise.all(
+      reactor.map(() => {
+        const id = binding.create();
+        const [read, write] = binding.pipe();
+        binding.attachReader(id, 0, read);
+        binding.closeFd(write);
+        return binding.drain(id, 10_000).then(() => binding.free(id));
+      }),
+    );
+    // Idle, the reactor threads sleep in the kernel: they wake for nothing in 2 s, however busy the host is (a thread
+    // that polled, even every 100 ms, would wake at least 20 times).
+    const woken = wakeups(reactor);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(wakeups(reactor) - woken).toBeLessThanOrEqual(reactor.length);
     for (const { id } of open) expect(binding.readersDone(id)).toBe(false);
 
     // The pipes still work: a byte written now arrives.
@@ -72,7 +88,8 @@ describe('the native reactor', () => {
     let ended = false;
     const eof = binding.drain(id, Infinity).then(() => (ended = true));
     writeSync(write, 'before\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing must end it while the writer is open: 2 s for a wrong end to show.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(ended).toBe(false);
     binding.closeFd(write);
     await eof;

@@ -158,10 +158,10 @@ describe('packed packages', () => {
     });
   });
 
-  it('runs the README\'s command line, `npx shellring run`, through the installed bin', () => {
-    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-    const command = /```sh\n(npx shellring run [^\n]*)\n```/.exec(readme)![1]!;
-    const shown = /prints what a model would see:\n\n```text\n([\s\S]*?)```/.exec(readme)![1]!;
+  it('runs the command line of docs/cli.md, `npx shellring run`, through the installed bin', () => {
+    const page = readFileSync(join(repo, 'docs/cli.md'), 'utf8');
+    const command = /```sh\n(npx shellring run [^\n]*)\n```/.exec(page)![1]!;
+    const shown = /prints what a model would see:\n\n```text\n([\s\S]*?)```/.exec(page)![1]!;
     // Offline: npx must find the bin the install put in node_modules/.bin, never fetch a package of that name.
     const run = spawnSync('bash', ['-c', command], { cwd: consumer, env: { ...env, npm_config_offline: 'true' }, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);

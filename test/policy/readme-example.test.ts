@@ -1,4 +1,4 @@
-// The README's worked policy example, run as written: its policy file, its command, and exactly what it prints.
+// The worked policy example of docs/policies.md, run as written: its policy file, its command, and exactly what it prints.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,11 +6,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, repo } from '../faces/helpers.js';
 
-const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Command policies'), readme.indexOf('\n## ', readme.indexOf('## Command policies') + 1));
+const section = readFileSync(join(repo, 'docs/policies.md'), 'utf8');
 const block = (lang: string) => new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section)![1]!;
 
-describe('README: Command policies', () => {
+describe('docs/policies.md: the worked example', () => {
   it('prints exactly the line shown, runs nothing, and exits 1', () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-readme-policy-')));
     writeFileSync(join(dir, 'policy.json'), block('json'));

@@ -70,6 +70,8 @@ describe.each([
       const { markers, inFlight } = await attack(s, name.startsWith('session') ? '1235.1' : '1235.2');
       const started = Date.now();
       const first = teardown(runtime, s);
+      // window-ok: the second call comes while the first is under way (it waits out stopped runners and a grace);
+      // however late it comes, it must find the cleanup done.
       await sleep(50);
       await teardown(runtime, s);
       const leftAtSecond = markers.flatMap((marker) => processesWith(marker)).map(describeProcess);

@@ -2,7 +2,7 @@
 // which forks the session's runners) costs no command its result and no later command its start; it leaves with the
 // runtime.
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bash, text, until } from '../helpers/calls.js';
@@ -48,9 +48,12 @@ describe('the fork server', () => {
     const session = runtime.session({ id: 'kills-spawner', cwd: work });
     expect(text(await bash(session, 'echo warm'))).toBe('warm\n');
     const [server] = servers();
-    const running = bash(session, 'sleep 0.5; echo ran-through');
+    // Running before the kill and until after it, by the test's word rather than a clock.
+    const running = bash(session, 'touch running-started; until [ -e running-go ]; do sleep 0.05; done; echo ran-through');
+    await until(() => existsSync(join(work, 'running-started')), 10_000, 'the running command to start');
     const killer = await bash(session, 'p=$(cut -d" " -f4 /proc/$PPID/stat); grep -q "^pids" /proc/$p/cgroup; kill -9 "$p"; sleep 0.2; echo survived');
     expect(text(killer)).toBe('survived\n');
+    writeFileSync(join(work, 'running-go'), '');
     expect(text(await running)).toBe('ran-through\n');
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => bash(session, `echo next-${i}`)));
     expect(results.map(text)).toEqual(Array.from({ length: 8 }, (_, i) => `next-${i}\n`));

@@ -49,7 +49,10 @@ describe('list', () => {
 describe('follow', () => {
   it('reads by absolute offset and never moves the model’s cursor', async () => {
     const s = fresh();
-    const id = await background(s, 'echo one; echo two; sleep 0.1; echo oops >&2');
+    // stderr is written once the test has seen stdout in the ring: the order of the two pipes is the test's.
+    const id = await background(s, 'echo one; echo two; until [ -e go-oops ]; do sleep 0.05; done; echo oops >&2');
+    await until(() => runtime.jobs!.follow(id, 0).to === 8, 10_000, 'stdout in the ring');
+    writeFileSync(join(work, 'go-oops'), '');
     await settledJob(runtime, id);
     const whole = runtime.jobs!.follow(id, 0);
     expect(whole).toMatchObject({ from: 0, to: 13, total: 13, lossy: false, earliest: 0, settled: true });

@@ -57,7 +57,7 @@ function everyByteIs(path: string, unit: string): boolean {
 }
 
 describe('a 1 GiB job under a following observer', () => {
-  it('keeps RSS growth well under 64 MiB and names the complete 1 GiB spill file', async () => {
+  it('keeps RSS growth under 96 MiB (V8 collects the observer reads every 64 MiB) and names the complete 1 GiB spill file', async () => {
     // Warm up: workers, code paths and allocator arenas are not growth.
     const warm = await background(session, 'yes | head -c 16777216');
     await followToEnd(warm);
@@ -72,7 +72,10 @@ describe('a 1 GiB job under a following observer', () => {
     expect(next).toBe(GiB);
     // The observer fell behind and was told so, rather than the host buffering for it.
     expect(lossyReads).toBeGreaterThan(0);
-    expect(growth).toBeLessThan(64 * MiB);
+    // Each observer read is a fresh 64 KiB buffer, freed when V8 next collects; V8 collects for external memory only
+    // once about 64 MiB more of it was made since its last collection (Node 24 on counts it that way), so the peak holds
+    // up to that much garbage. Buffering the stream for a slow observer would add the gibibyte itself.
+    expect(growth).toBeLessThan(96 * MiB);
 
     // The first read of the finished job leads with its newest output and the spill file that holds all of it.
     const output = text(await session.callTool('job_output', { job_id: id }));

@@ -41,10 +41,13 @@ describe.runIf(writable)('session limits through cgroups', () => {
     const runtime = await open({ executor: { limits: { cpuWeight } } });
     const busy = runtime.session({ id: 'busy', cwd: work });
     const quiet = runtime.session({ id: 'quiet', cwd: work });
-    const loops = await bash(busy, 'for i in 1 2 3 4 5 6 7 8; do setsid taskset -c 0 sh -c "while :; do :; done" & done; sleep 0.3; echo started');
+    // `started` once all eight loops are pinned and spinning (their shells run the loop), however slowly they start.
+    const spinning = 'pgrep -cxf "sh -c while :; do :; done"';
+    const loops = await bash(busy, `for i in 1 2 3 4 5 6 7 8; do setsid taskset -c 0 sh -c "while :; do :; done" & done; until [ "$(${spinning})" -ge 8 ]; do sleep 0.05; done; echo started`);
     expect(text(loops)).toContain('started\n');
     try {
-      const measured = await bash(quiet, 'taskset -c 0 sh -c "while :; do :; done" & p=$!; sleep 2; awk "{print \\$14 + \\$15}" /proc/$p/stat; kill $p');
+      // Waited for once killed: a loop the TERM has not ended yet when bash exits would be told as left running.
+      const measured = await bash(quiet, 'taskset -c 0 sh -c "while :; do :; done" & p=$!; sleep 2; awk "{print \\$14 + \\$15}" /proc/$p/stat; kill $p; wait $p || true');
       return Number(text(measured).trim());
     } finally {
       await busy.close();

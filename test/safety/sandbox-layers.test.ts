@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutor } from '../../src/executor/local.js';
-import { UNCONFINED, type ConfinementPlan } from '../../src/executor/confinement-plan.js';
+import { UNCONFINED, type ConfinementPlan } from '../../src/executor/wire/plan.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'shellring-layers-')));
 const ws = join(base, 'ws');

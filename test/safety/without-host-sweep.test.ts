@@ -60,6 +60,22 @@ function servers(): number[] {
   return found;
 }
 
+/** The pids below `pid`: its children, theirs, and so on. */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    // Ended while we looked.
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** The pid a command wrote to `file`, once it is there. */
 async function pidIn(file: string): Promise<number> {
   await until(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'), 10_000, `${file} written`);
@@ -69,8 +85,8 @@ async function pidIn(file: string): Promise<number> {
 describe('without the host sweep', () => {
   it('the grace ends a TERM-ignoring command with SIGKILL, soon after the grace', async () => {
     const started = Date.now();
-    // A second for bash to set its trap before the TERM comes, however loaded the host.
-    const timeoutMs = 1_000;
+    // Two seconds for bash to set its trap before the TERM comes, however loaded the host.
+    const timeoutMs = 2_000;
     const run = executor.run(executor.resolve({ command: "trap '' TERM; sleep 30", timeoutMs }));
     const result = await within(run, timeoutMs + GRACE_MS + BOUND_MS, 'the KILL after the grace');
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
@@ -85,15 +101,24 @@ describe('without the host sweep', () => {
     const outcome = await handle.done;
     expect(outcome.leftover).toBe(1);
     expect(alive(stray)).toBe(true);
-    // A stopped server cannot end what a runner leaves to it: whatever dies now, the runner killed.
+    // The runner took the stray in when bash ended. Stopped, the server and every other process it forked (a
+    // session's spawner, the runner's parent, sweeps what a runner leaves to it as the server does) cannot end it:
+    // whatever dies now, the runner killed.
     const [server] = servers();
     expect(server).toBeDefined();
-    kill(server!, 'SIGSTOP');
+    const runner = parentOf(stray);
+    const runnerTree = new Set([runner, ...descendants(runner)]);
+    expect(descendants(server!)).toContain(runner);
+    const helpers = [server!, ...descendants(server!)].filter((pid) => !runnerTree.has(pid));
+    for (const pid of helpers) kill(pid, 'SIGSTOP');
     try {
       handle.kill();
-      await until(() => !alive(stray), BOUND_MS, 'the runner to kill the stray');
+      // The runner ends its tree before it ends itself: once it is gone, the stray must be too (a kill from
+      // elsewhere, later, proves nothing).
+      await until(() => !alive(runner), BOUND_MS, 'the runner to end');
+      expect(alive(stray)).toBe(false);
     } finally {
-      kill(server!, 'SIGCONT');
+      for (const pid of helpers) kill(pid, 'SIGCONT');
     }
   });
 

@@ -2,21 +2,13 @@
 // allow no further mount or user namespace (the host's own limits stay untouched), then runs confined commands
 // there under the Landlock backend. Prints one JSON object of facts.
 // Usage: node fallback.mjs landlock <workdir>
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { rerunWithoutNamespaces } from './without-namespaces.mjs';
 
 const [backend, base] = process.argv.slice(2);
-if (!process.env.SHELLRING_NO_NAMESPACES) {
-  const limits = 'echo 0 > /proc/sys/user/max_mnt_namespaces && echo 0 > /proc/sys/user/max_user_namespaces';
-  const inner = spawnSync(
-    'unshare',
-    ['--user', '--map-root-user', 'sh', '-c', `${limits} && exec "$0" "$@"`, process.execPath, ...process.argv.slice(1)],
-    { encoding: 'utf8', env: { ...process.env, SHELLRING_NO_NAMESPACES: '1' }, stdio: ['ignore', 'pipe', 'inherit'], timeout: 100_000 },
-  );
-  process.stdout.write(inner.stdout);
-  process.exit(inner.status ?? 1);
-}
+rerunWithoutNamespaces();
 
 const { createRuntime } = await import('../../dist/src/index.js');
 const ws = join(base, 'ws');

@@ -1,6 +1,6 @@
 // Runs a sandbox scenario script in a child Node process, as root or as an unprivileged user created here.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, cpSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,25 +20,50 @@ export function unprivilegedUid(): number {
   return Number(execFileSync('id', ['-u', UNPRIVILEGED], { encoding: 'utf8' }).trim());
 }
 
-/** The script as the unprivileged user can reach it: in place, or (when the checkout sits below a directory
- * only root may enter, like /root) in a copy of what the package needs at run time under the temp directory. */
-function reachable(script: string, stage: string): string {
-  if (process.env.SHELLRING_TEST_STAGE !== '1') {
-    try {
-      execFileSync('runuser', ['-u', UNPRIVILEGED, '--', 'test', '-r', script], { stdio: 'ignore' });
-      return script;
-    } catch {
-      // Not reachable: stage a copy.
-    }
+type Lock = { packages: Record<string, { dev?: boolean; devOptional?: boolean; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }> };
+
+/** The installed packages the package needs at run time (the lockfile's, less those only development needs: a sixth
+ * of node_modules), and `also` with what they need in turn (a face's optional peer packages). */
+function runtimeModules(also: string[] = []): string[] {
+  const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as Lock;
+  const top = (path: string) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) && existsSync(join(repo, path));
+  const wanted = new Set(Object.entries(lock.packages).filter(([path, entry]) => top(path) && !entry.dev && !entry.devOptional).map(([path]) => path));
+  const queue = also.map((name) => `node_modules/${name}`);
+  while (queue.length) {
+    const path = queue.pop()!;
+    if (wanted.has(path) || !top(path)) continue;
+    wanted.add(path);
+    const entry = lock.packages[path];
+    queue.push(...Object.keys({ ...entry?.dependencies, ...entry?.optionalDependencies }).map((name) => `node_modules/${name}`));
   }
+  return [...wanted];
+}
+
+/** True when the unprivileged user can do `test <flag> path` (every parent of `path` included). */
+function canReach(flag: '-r' | '-x', path: string): boolean {
+  try {
+    execFileSync('runuser', ['-u', UNPRIVILEGED, '--', 'test', flag, path], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Node and the script as the unprivileged user can reach them: in place, or (when the checkout or Node sits below
+ * a directory only its owner may enter, like /root or a 0700 `mktemp -d`) copies under the temp directory, of
+ * what the package needs at run time (and `packages`, with what they need) and of the Node binary. */
+export function reachable(script: string, stage: string, packages: string[] = []): { node: string; script: string } {
+  const node = canReach('-x', process.execPath) ? process.execPath : join(stage, 'node');
   // mkdtemp makes it 0700; the unprivileged user must be able to enter it.
   chmodSync(stage, 0o755);
+  if (node !== process.execPath) cpSync(process.execPath, node);
+  if (process.env.SHELLRING_TEST_STAGE !== '1' && canReach('-r', script)) return { node, script };
   const relative = script.slice(repo.length + 1);
-  // The scripts share their host-side network witness.
-  const entries = ['package.json', 'dist', 'node_modules', 'shellring-runner', relative, 'test/sandbox/network-witness.mjs'];
+  // The scripts share their host-side network witness and the re-run without namespaces.
+  const entries = ['package.json', 'dist', ...runtimeModules(packages), 'shellring-runner', relative, 'test/sandbox/network-witness.mjs'];
   entries.push(...readdirSync(repo).filter((name) => name.endsWith('.node')));
   for (const entry of entries) cpSync(join(repo, entry), join(stage, entry), { recursive: true, verbatimSymlinks: true });
-  return join(stage, relative);
+  return { node, script: join(stage, relative) };
 }
 
 export interface ScenarioOptions {
@@ -56,7 +81,8 @@ export function runScenarios(script: string, backend: string, user: 'root' | 'un
     if (user === 'unprivileged' && isRoot) {
       const uid = unprivilegedUid();
       chownSync(base, uid, uid);
-      command = ['runuser', '-u', UNPRIVILEGED, '--', process.execPath, reachable(script, stage), backend, base];
+      const reached = reachable(script, stage);
+      command = ['runuser', '-u', UNPRIVILEGED, '--', reached.node, reached.script, backend, base];
     }
     const stdio: (string | number)[] = ['ignore', 'pipe', 'inherit'];
     if (options.leakedFd) {

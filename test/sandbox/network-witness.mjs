@@ -19,8 +19,10 @@ export async function networkWitness() {
       tcp: `exec 3<>/dev/tcp/127.0.0.1/${tcp.address().port} && head -c 5 <&3 && echo connected`,
       udp: `for i in 1 2 3; do echo x > /dev/udp/127.0.0.1/${udp.address().port}; done && echo sent`,
     },
-    /** What reached the host, once a late UDP packet had time to arrive; then both close. */
+    /** What reached the host; then both close. */
     async end() {
+      // window-ok: a packet or connection the command made is in the kernel's queues before its result returns;
+      // this only lets the event loop take what is queued.
       await new Promise((resolve) => setTimeout(resolve, 50));
       tcp.close();
       udp.close();

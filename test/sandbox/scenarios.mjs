@@ -1,7 +1,7 @@
 // Sandbox scenarios run in a child Node process (as root, or as an unprivileged user): prints one JSON object of facts.
 // Usage: node scenarios.mjs <backend> <workdir>   (the workdir's parent must be writable by the running user)
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, writeFileSync, chmodSync, lstatSync, symlinkSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, chmodSync, lstatSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
 
@@ -31,6 +31,22 @@ const bash = async (command, extra = {}) => {
   return { text: result.content[0].text, isError: result.isError === true, value: result.structuredContent };
 };
 
+/** True once no process runs with `argv0` (waiting up to 20 s for one to end), false if one is still there. */
+async function gone(argv0) {
+  const running = () =>
+    readdirSync('/proc').some((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`${argv0}\0`);
+      } catch {
+        return false;
+      }
+    });
+  for (const end = Date.now() + 20_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (!running()) return true;
+  }
+  return !running();
+}
+
 // read-only
 facts.readOnlyWrite = await bash(`echo data > ${ws}/ro.txt`);
 facts.readOnlyFileExists = existsSync(join(ws, 'ro.txt'));
@@ -52,10 +68,10 @@ facts.symlinkExists = (() => {
 facts.rename = await bash(`mv inside.txt ${side}/moved.txt`);
 facts.renameLanded = existsSync(join(side, 'moved.txt'));
 facts.tmpdir = await bash('echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "$TMPDIR"');
-const marker = join(side, 'orphan.txt');
-facts.orphan = await bash(`( setsid bash -c 'sleep 0.4; echo escaped > ${marker}' & ) ; echo parent-done`);
-await new Promise((resolve) => setTimeout(resolve, 900));
-facts.orphanExists = existsSync(marker);
+// An orphan in a session of its own, running when its parent exits (the parent waits until it runs).
+const orphan = `shellring-orphan-${process.pid}`;
+facts.orphan = await bash(`( setsid bash -c 'exec -a ${orphan} sleep 600' & ) ; until pgrep -fx '${orphan} 600' >/dev/null; do sleep 0.05; done; echo parent-done`);
+facts.orphanGone = await gone(orphan);
 const bg = await bash(`sleep 0.2; echo late > ${side}/bg.txt`, { run_in_background: true });
 const bgRead = await session.callTool('job_output', { job_id: bg.value.jobId, wait: true });
 facts.background = { started: bg.text, read: bgRead.content[0].text, exists: existsSync(join(side, 'bg.txt')) };

@@ -23,8 +23,9 @@ let serial = 0;
  * otherwise: the preparation is observably pending. Whether a command ran shows in the file it writes first.
  */
 function gatedRunner(report: { landlockAbi: number; seccomp: boolean }) {
+  // A directory of its own: no workspace may lie inside the runner's directory.
   const dir = join(base, `runner-${++serial}`);
-  const file = `${dir}.sh`;
+  const file = join(dir, 'runner.sh');
   mkdirSync(dir);
   writeFileSync(
     file,

@@ -17,6 +17,7 @@ class ScriptedExecutor implements Executor {
   readonly requests: ExecRequest[] = [];
   readonly runs: ExecSpec[] = [];
   readonly cwd = '/srv/work';
+  readonly commandLimits = { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputBytes: 64_000 };
 
   constructor(readonly result: RunResult) {}
 

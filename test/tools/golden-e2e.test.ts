@@ -15,9 +15,10 @@ let tinySpill: Runtime;
 let session: Session;
 
 beforeAll(async () => {
-  main = await createRuntime({ executor: { graceMs: 500 } });
+  // A command's TERM handler must be done within the grace however loaded the host: 2 s.
+  main = await createRuntime({ executor: { graceMs: 2_000 } });
   // Promotion off: a command at its timeout is killed by the executor's deadline.
-  deadline = await createRuntime({ executor: { graceMs: 500, threads: 1 }, promoteOnTimeout: false });
+  deadline = await createRuntime({ executor: { graceMs: 2_000, threads: 1 }, promoteOnTimeout: false });
   // Tiny tails; spill capped at 0 bytes so it can never complete, or left at its default.
   tiny = await createRuntime({ executor: { maxOutputBytes: 4, maxSpillBytes: 0, threads: 1 } });
   tinySpill = await createRuntime({ executor: { maxOutputBytes: 5, threads: 1 } });
@@ -63,7 +64,7 @@ describe('goldens produced by real commands', () => {
 
   it('timed out and killed (promotion off)', async () => {
     const s = deadline.session({ id: 'golden-deadline', cwd: work });
-    const result = await bash(s, 'sleep 5', { timeoutMs: 100 });
+    const result = await bash(s, 'sleep 60', { timeoutMs: 100 });
     expect(text(result)).toBe(golden('timed out and killed'));
     expect(result.structuredContent).toMatchObject({ kind: 'foreground', timedOut: true, signal: 'SIGTERM', timeoutMs: 100 });
   });
@@ -72,7 +73,7 @@ describe('goldens produced by real commands', () => {
     const s = deadline.session({ id: 'golden-deadline', cwd: work });
     // bash traps TERM and exits 0 once its waited-for sleep is killed with the group.
     // A generous timeout: the trap must be in place before TERM arrives, even on a loaded machine.
-    const result = await bash(s, "trap 'exit 0' TERM; echo partial; sleep 30 & wait", { timeoutMs: 1000 });
+    const result = await bash(s, "trap 'exit 0' TERM; echo partial; sleep 30 & wait", { timeoutMs: 2_000 });
     expect(text(result)).toBe(golden('timed out even though the command then exited 0'));
     expect(result.structuredContent).toMatchObject({ exitCode: 0, signal: null, timedOut: true });
   });

@@ -1,6 +1,7 @@
 // A foreground command that leaves processes running: the model is told how many and what ends them, and a job of
 // the session holds them (job_list, job_kill, runtime.jobs) until they end; checked against the real process table.
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,13 +65,17 @@ describe('processes a foreground command leaves running', () => {
     const runtime = await open();
     const notices = collectNotices(runtime);
     const s = runtime.session({ id: `left-${++serial}`, cwd: work });
-    const result = text(await bash(s, 'sleep 1.37 & exit 3'));
+    // The one process left waits on a FIFO until the test writes it: it outlives bash by construction, then ends.
+    const fifo = join(work, `left-${serial}.fifo`);
+    execFileSync('mkfifo', [fifo]);
+    const result = text(await bash(s, `cat ${fifo} >/dev/null & exit 3`));
     const id = leftoverJob(result);
     expect(result).toBe(
       `(no output)\n[1 process left running as background job ${id}; it ends on its own, with job_kill, or when the session closes]\n[exit code: 3]`,
     );
+    writeFileSync(fifo, '');
     await settledJob(runtime, id);
-    expect(sleeps('1.37')).toEqual([]);
+    expect(processesWith(fifo)).toEqual([]);
     expect(runtime.jobs!.list(s.id)[0]).toMatchObject({ id, state: 'completed', detail: 'exit code: 3' });
     expect(notices).toEqual([]);
     await s.close();
@@ -100,5 +105,28 @@ describe('processes a foreground command leaves running', () => {
     expect(sleeps('3003')).toHaveLength(1);
     await s.close();
     expect(sleeps('3003')).toEqual([]);
+  });
+
+  it.each(['bubblewrap', 'landlock'] as const)('under %s are ended with the command, and the result says so (foreground and background, with and without jobs)', async (backend) => {
+    const runtime = await open({ sandbox: { backend, mode: 'read-only' } });
+    const s = runtime.session({ id: `left-${++serial}`, cwd: work });
+    expect(text(await bash(s, 'sleep 3004 & sleep 3004 & echo w'))).toBe(
+      'w\n[2 processes left running were ended with the command: in the sandbox nothing outlives its command; run a server as the whole command of a run_in_background call, not with &]',
+    );
+    expect(sleeps('3004')).toEqual([]);
+    const started = await s.callTool('bash', { command: 'sleep 3005 & echo w', description: 'leave a process', run_in_background: true });
+    const id = /^started background job (\S+)$/.exec(text(started))![1]!;
+    expect(text(await s.callTool('job_output', { job_id: id, wait: true }))).toBe(
+      'w\n[1 process left running was ended with the command: in the sandbox nothing outlives its command; run a server as the whole command of a run_in_background call, not with &]\n[status: completed, exit code: 0]',
+    );
+    const quiet = await open({ jobs: false, sandbox: { backend, mode: 'read-only' } });
+    expect(text(await bash(quiet.session({ id: `left-${++serial}`, cwd: work }), 'sleep 3006 & echo w'))).toBe(
+      'w\n[1 process left running was ended with the command: in the sandbox nothing outlives its command]',
+    );
+    // A command that leaves nothing is told nothing, nor one ended from outside (its processes end with it).
+    expect(text(await bash(s, 'sleep 0 & wait; echo w'))).toBe('w\n');
+    expect(text(await bash(quiet.session({ id: `left-${++serial}`, cwd: work }), 'sleep 3007 & echo w; sleep 3007', { timeoutMs: 300 }))).toBe(
+      'w\n[timed out after 300ms]\n[killed by signal: SIGTERM]',
+    );
   });
 });

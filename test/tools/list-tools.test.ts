@@ -38,18 +38,18 @@ describe('listTools', () => {
 
   it('lists bash and the job tools by default, with zod-generated schemas', async () => {
     const runtime = await open({});
-    expect(runtime.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+    expect(runtime.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input']);
     const bash = schemaOf(runtime, 'bash');
     expect(bash.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(bash.type).toBe('object');
-    expect(Object.keys(bash.properties)).toEqual(['command', 'description', 'timeoutMs', 'workdir', 'run_in_background']);
+    expect(Object.keys(bash.properties)).toEqual(['command', 'description', 'timeoutMs', 'workdir', 'run_in_background', 'tty']);
     expect(bash.required).toEqual(['command', 'description']);
     expect(bash.properties.command).toMatchObject({ type: 'string' });
     expect(bash.properties.description).toMatchObject({ type: 'string' });
     expect(bash.properties.timeoutMs).toMatchObject({ type: 'number', exclusiveMinimum: 0 });
     expect(bash.properties.workdir).toMatchObject({ type: 'string' });
     expect(bash.properties.run_in_background).toMatchObject({ type: 'boolean' });
-    for (const key of ['command', 'description', 'timeoutMs', 'workdir', 'run_in_background']) {
+    for (const key of ['command', 'description', 'timeoutMs', 'workdir', 'run_in_background', 'tty']) {
       expect(typeof bash.properties[key]!.description, key).toBe('string');
     }
     // No sandboxing executor: the escalation fields are not advertised.

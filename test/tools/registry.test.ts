@@ -137,7 +137,7 @@ describe('every face lists the registry', () => {
   it('the runtime, MCP 2025-11-25 and the Cordis plugins list the entries offered everywhere; 2026-07-28 adds its own', async () => {
     const rt = runtime();
     const everywhere = offeredEverywhere(TOOLS);
-    expect(everywhere).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+    expect(everywhere).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input']);
     expect(rt.listTools().map((tool) => tool.name)).toEqual(everywhere);
     expect((await legacyListing(rt)).listed.map((tool) => tool.name)).toEqual(everywhere);
     expect((await modernListing(rt)).listed.map((tool) => tool.name)).toEqual([...everywhere, 'session_open']);
@@ -157,8 +157,8 @@ describe('every face lists the registry', () => {
 describe('a tool added with one line of the table', () => {
   it('is listed and called by the runtime, with its prompt section in order', async () => {
     const rt = runtime(TABLE);
-    expect(rt.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'echo_args']);
-    expect(rt.listTools()[4]).toMatchObject({ description: 'Repeat the word you pass.', inputSchema: { properties: { word: { type: 'string' } } } });
+    expect(rt.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input', 'echo_args']);
+    expect(rt.listTools()[5]).toMatchObject({ description: 'Repeat the word you pass.', inputSchema: { properties: { word: { type: 'string' } } } });
     expect(rt.promptSections().map((section) => section.name)).toEqual(['tool:bash', 'tool:jobs', 'tool:echo']);
     const session = rt.session({ id: 'echoer', cwd: work });
     expect((await session.callTool('echo_args', { word: 'hello' })).content[0]!.text).toBe('hello from echoer');
@@ -169,22 +169,22 @@ describe('a tool added with one line of the table', () => {
 
   it('is listed and called over MCP 2025-11-25 (SDK client, in-memory transport)', async () => {
     const { listed, result } = await legacyListing(runtime(TABLE), { name: 'echo_args', arguments: { word: 'legacy' } });
-    expect(listed.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'echo_args']);
-    expect(listed[4]!.annotations).toEqual(echoArgs.annotations);
+    expect(listed.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input', 'echo_args']);
+    expect(listed[5]!.annotations).toEqual(echoArgs.annotations);
     expect(result!.structuredContent).toEqual({ word: 'legacy' });
   });
 
   it('is listed (with the session handle argument) and called over MCP 2026-07-28, beside the face-only entries', async () => {
     const { listed, result } = await modernListing(runtime(TABLE), { name: 'echo_modern', arguments: { word: 'modern' } });
-    expect(listed.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'echo_args', 'session_open', 'echo_modern']);
-    expect(listed[4]!.inputSchema.properties).toHaveProperty('session');
-    expect(listed[6]!.inputSchema.properties).not.toHaveProperty('session');
+    expect(listed.map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input', 'echo_args', 'session_open', 'echo_modern']);
+    expect(listed[5]!.inputSchema.properties).toHaveProperty('session');
+    expect(listed[7]!.inputSchema.properties).not.toHaveProperty('session');
     expect(result!.structuredContent).toEqual({ word: 'modern' });
   });
 
   it('is registered by the Cordis tool plugin its needs put it in', async () => {
     expect(pluginTools('tool-bash', TABLE).map((spec) => spec.name)).toEqual(['bash', 'echo_args']);
-    expect(pluginTools('tool-jobs', TABLE).map((spec) => spec.name)).toEqual(['job_output', 'job_list', 'job_kill']);
+    expect(pluginTools('tool-jobs', TABLE).map((spec) => spec.name)).toEqual(['job_output', 'job_list', 'job_kill', 'job_input']);
     const ctx = new Context();
     ctx.plugin(tools);
     ctx.plugin(systemPrompt);
@@ -227,8 +227,9 @@ describe('the texts a listing carries', () => {
     const listed = [(await legacyListing(rt)).listed, modernTools(rt, rt.session({ id: 'texts', cwd: work }))];
     const found = texts(listed);
     expect(found.length).toBeGreaterThan(40);
-    // The bash description is composed of paragraphs, each a contract text.
-    const outside = found.filter((text) => !text.split('\n\n').every((part) => contract.includes(part)));
+    // The bash description is composed of paragraphs, each a contract text; a configured figure is rendered into
+    // its text, so the words on either side of a number are each the contract's.
+    const outside = found.filter((text) => !text.split(/\n\n|\d+/).every((part) => contract.includes(part)));
     expect(outside).toEqual([]);
     // The check sees a text that is not there.
     expect(texts([{ description: 'a text written somewhere else' }]).filter((text) => !contract.includes(text))).toHaveLength(1);

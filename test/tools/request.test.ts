@@ -1,6 +1,7 @@
-// What reaches the child: only named arguments (unknown keys never do), the workdir, and the managed DSH_* environment.
+// What reaches the child: only named arguments (an unknown key is refused: it never runs a call), the workdir, and the
+// managed DSH_* environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createRuntime, type Runtime, type Session } from '../../src/index.js';
@@ -23,27 +24,67 @@ afterAll(async () => {
   await runtime?.close();
 });
 
-describe('unknown keys are ignored and never forwarded', () => {
+/** The line an unknown argument of bash reads, with this composition's arguments (jobs and terminals, no sandbox). */
+const BASH_TAKES = 'bash takes command, description, timeoutMs, workdir, run_in_background, tty';
+
+describe('unknown keys are refused, never forwarded, and nothing runs', () => {
+  const marker = () => join(work, 'ran-anyway');
+  const refused = async (extra: Record<string, unknown>) => {
+    const result = await bash(session, `touch ${marker()}`, extra);
+    expect(result.isError).toBe(true);
+    expect(existsSync(marker())).toBe(false);
+    return text(result);
+  };
+
   it('env', async () => {
-    const result = await bash(session, 'echo "[$X][$DSH_SESSION_ID]"', { env: { X: 'y', DSH_SESSION_ID: 'forged' } });
-    expect(text(result)).toBe('[][request-1]\n');
+    expect(await refused({ env: { X: 'y', DSH_SESSION_ID: 'forged' } })).toBe(`Error: unknown argument "env": ${BASH_TAKES}`);
   });
 
   it('stdin', async () => {
-    const result = await bash(session, 'cat; readlink /proc/self/fd/0', { stdin: 'secret input\n' });
-    expect(text(result)).toBe('/dev/null\n');
+    expect(await refused({ stdin: 'secret input\n' })).toBe(`Error: unknown argument "stdin": ${BASH_TAKES}`);
   });
 
   it('stdoutMaxBytes', async () => {
-    const result = await bash(session, 'printf 0123456789', { stdoutMaxBytes: 3 });
-    expect(text(result)).toBe('0123456789');
-    expect(result.structuredContent).toMatchObject({ stdout: { text: '0123456789', truncated: false } });
+    expect(await refused({ stdoutMaxBytes: 3 })).toBe(`Error: unknown argument "stdoutMaxBytes": ${BASH_TAKES}`);
   });
 
-  it('anything else, alongside valid arguments', async () => {
-    const result = await bash(session, 'echo "[$DSH_EXTRA]"', { dshEnv: { DSH_EXTRA: 'x' }, signal: 'x', sessionId: 'other' });
-    expect(text(result)).toBe('[]\n');
-    expect(text(await bash(session, 'echo $DSH_SESSION_ID', { sessionId: 'other' }))).toBe('request-1\n');
+  it('anything else, alongside valid arguments, each named', async () => {
+    expect(await refused({ dshEnv: { DSH_EXTRA: 'x' }, signal: 'x', sessionId: 'other' })).toBe(
+      `Error: unknown arguments "dshEnv", "signal", "sessionId": ${BASH_TAKES}`,
+    );
+  });
+
+  it("another tool's name for an argument: the one meant is named (never guessed into a value)", async () => {
+    expect(await refused({ timeout: 5000 })).toBe(`Error: unknown argument "timeout" (did you mean timeoutMs?): ${BASH_TAKES}`);
+    expect(await refused({ timeout_ms: 5000, cwd: '/', background: true })).toBe(
+      `Error: unknown arguments "timeout_ms" (did you mean timeoutMs?), "cwd" (did you mean workdir?), "background" (did you mean run_in_background?): ${BASH_TAKES}`,
+    );
+    expect(await refused({ Command: 'x', TIMEOUTMS: 1 })).toBe(
+      `Error: unknown arguments "Command" (did you mean command?), "TIMEOUTMS" (did you mean timeoutMs?): ${BASH_TAKES}`,
+    );
+  });
+
+  it('many: the first five, then how many more; a long or odd name is shown quoted and cut', async () => {
+    const extra = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => [name, 1]));
+    expect(await refused(extra)).toBe(`Error: unknown arguments "a", "b", "c", "d", "e" and 2 more: ${BASH_TAKES}`);
+    expect(await refused({ ['x'.repeat(100)]: 1 })).toBe(`Error: unknown argument "${'x'.repeat(80)}"… (100 characters): ${BASH_TAKES}`);
+    expect(await refused({ 'line\nbreak': 1 })).toBe(`Error: unknown argument "line\\nbreak": ${BASH_TAKES}`);
+  });
+
+  it('the job tools refuse theirs the same way', async () => {
+    const id = await background(session, 'true');
+    expect(text(await session.callTool('job_output', { job_id: id, block: true }))).toBe(
+      'Error: unknown argument "block" (did you mean wait?): job_output takes job_id, wait, timeout_ms',
+    );
+    expect(text(await session.callTool('job_output', { jobId: id }))).toBe(
+      'Error: unknown argument "jobId" (did you mean job_id?): job_output takes job_id, wait, timeout_ms',
+    );
+    expect(text(await session.callTool('job_list', { all: true }))).toBe('Error: unknown argument "all": job_list takes no arguments');
+    expect(text(await session.callTool('job_kill', { job_id: id, signal: 'KILL' }))).toBe('Error: unknown argument "signal": job_kill takes job_id, reason');
+  });
+
+  it('the listed schemas say so (additionalProperties: false)', () => {
+    for (const tool of session.listTools()) expect(tool.inputSchema.additionalProperties).toBe(false);
   });
 });
 

@@ -105,7 +105,7 @@ describe('agent-scoped tool restrictions', () => {
     const runtime = await open();
     const s = runtime.session({ id: `scoped-${++serial}`, cwd: work, tools: ['bash', 'job_output'] });
     expect(s.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output']);
-    expect(runtime.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill']);
+    expect(runtime.listTools().map((tool) => tool.name)).toEqual(['bash', 'job_output', 'job_list', 'job_kill', 'job_input']);
     expect(text(await s.callTool('job_list', {}))).toBe('Error: tool "job_list" is not available to this session');
     expect(text(await s.callTool('bash', echo))).toBe('hi\n');
     const none = runtime.session({ id: `scoped-${++serial}`, cwd: work, tools: [] });
@@ -113,7 +113,7 @@ describe('agent-scoped tool restrictions', () => {
     expect(text(await none.callTool('bash', echo))).toBe('Error: tool "bash" is not available to this session');
     expect(runtime.promptSections().map((section) => section.name)).toEqual(['tool:bash', 'tool:jobs']);
     expect(() => runtime.session({ id: `scoped-${++serial}`, tools: ['bsh'] })).toThrow(
-      `invalid session tools: unknown tool "bsh" (shellring's tools are bash, job_output, job_list, job_kill)`,
+      `invalid session tools: unknown tool "bsh" (shellring's tools are bash, job_output, job_list, job_kill, job_input)`,
     );
     expect(() => runtime.session({ id: `scoped-${++serial}`, tools: 'bash' as never })).toThrow(
       'invalid session tools: expected an array of tool names, got a string',

@@ -7,16 +7,21 @@
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mio::unix::SourceFd;
-use mio::{Events, Interest, Poll, Token, Waker};
+use mio::{Events, Interest, Poll, Token};
 
 use crate::capture::Stream;
 use crate::error::Error;
 use crate::shared::{lock, SharedCapture};
+
+mod pipe;
+mod pool;
+use pipe::{read_available, read_once, take_unread, Pipe, Read};
+pub use pool::commands_sent;
+use pool::send;
 
 /// Reactor threads; captures are spread over them by id.
 const THREADS: usize = 2;
@@ -45,49 +50,6 @@ enum Command {
     Stop {
         id: u64,
     },
-}
-
-struct Thread {
-    queue: Mutex<Vec<Command>>,
-    waker: Waker,
-}
-
-fn threads() -> Result<&'static [Thread], Error> {
-    static THREADS_: OnceLock<Result<Vec<Thread>, String>> = OnceLock::new();
-    THREADS_
-        .get_or_init(|| (0..THREADS).map(start).collect())
-        .as_deref()
-        .map_err(|e| Error::Io(e.clone()))
-}
-
-fn start(n: usize) -> Result<Thread, String> {
-    let poll = Poll::new().map_err(|e| e.to_string())?;
-    let waker = Waker::new(poll.registry(), WAKER).map_err(|e| e.to_string())?;
-    std::thread::Builder::new()
-        .name(format!("shellring-io-{n}"))
-        .spawn(move || run(n, poll))
-        .map_err(|e| e.to_string())?;
-    Ok(Thread {
-        queue: Mutex::new(Vec::new()),
-        waker,
-    })
-}
-
-/// Commands sent to the reactor threads since the process started, each with a wake.
-static SENT: AtomicU64 = AtomicU64::new(0);
-
-/// How many commands callers have sent the reactor threads, each waking one: what a caller's call costs it beyond
-/// its own work (the wake of another thread), counted so tests can tell which calls do.
-pub fn commands_sent() -> u64 {
-    SENT.load(Ordering::Relaxed)
-}
-
-fn send(id: u64, command: Command) -> Result<(), Error> {
-    let all = threads()?;
-    let thread = &all[(id % all.len() as u64) as usize];
-    lock(&thread.queue).push(command);
-    SENT.fetch_add(1, Ordering::Relaxed);
-    thread.waker.wake().map_err(|e| Error::Io(e.to_string()))
 }
 
 /// Hands `fd` (non-blocking) to the reactor, which writes what it reads into the capture's `stream`.
@@ -142,15 +104,6 @@ pub fn stop(id: u64) {
     let _ = send(id, Command::Stop { id });
 }
 
-struct Pipe {
-    fd: OwnedFd,
-    id: u64,
-    stream: Stream,
-    capture: Arc<SharedCapture>,
-    /// In the ready queue: it had data when last read.
-    queued: bool,
-}
-
 struct Entry {
     capture: Arc<SharedCapture>,
     pipes: Vec<Token>,
@@ -171,23 +124,8 @@ struct Reactor {
     null: Option<std::fs::File>,
 }
 
-/// How much nicer the capture threads are than the thread that started them: a JavaScript event loop of this process
-/// that wakes while they copy gigabytes is then scheduled before them. They never fork, so no command inherits it.
-const IO_NICER: i32 = 5;
-
-/// Lowers the calling thread's priority only (Linux nice is per thread), relative to what it inherited, so a host
-/// started with `nice` keeps its order; where that is refused it stays as it was.
-fn yield_to_event_loop() {
-    // SAFETY: gettid, getpriority and setpriority take plain integers and touch no memory of ours.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        let inherited = libc::getpriority(libc::PRIO_PROCESS, tid);
-        libc::setpriority(libc::PRIO_PROCESS, tid, (inherited + IO_NICER).min(19));
-    }
-}
-
 fn run(n: usize, poll: Poll) {
-    yield_to_event_loop();
+    pool::yield_to_event_loop();
     let mut reactor = Reactor {
         poll,
         pipes: HashMap::new(),
@@ -231,7 +169,7 @@ impl Reactor {
         for event in events.iter() {
             self.mark_ready(event.token());
         }
-        let commands = std::mem::take(&mut *lock(&threads().expect("running")[n].queue));
+        let commands = std::mem::take(&mut *lock(&pool::threads().expect("running")[n].queue));
         for command in commands {
             self.command(command);
         }
@@ -403,80 +341,6 @@ impl Reactor {
         }
         for done in entry.done {
             call(done);
-        }
-    }
-}
-
-enum Read {
-    /// Read this many bytes; there may be more.
-    More(usize),
-    /// Nothing to read now.
-    Empty,
-    /// End-of-file, an error, or a finished capture: the pipe is done.
-    Ended,
-}
-
-fn read_once(pipe: &Pipe, buf: &mut [u8], max: usize) -> Read {
-    loop {
-        let max = max.min(buf.len());
-        // SAFETY: buf is a live, writable buffer of at least `max` bytes; the fd is owned by `pipe`.
-        let n = unsafe { libc::read(pipe.fd.as_raw_fd(), buf.as_mut_ptr().cast(), max) };
-        if n > 0 {
-            // Bytes that arrive after the capture finished belong to no result; the pipe is abandoned.
-            return if pipe
-                .capture
-                .write_from_pipe(pipe.stream, &buf[..n as usize])
-            {
-                Read::More(n as usize)
-            } else {
-                Read::Ended
-            };
-        }
-        if n == 0 {
-            return Read::Ended;
-        }
-        match std::io::Error::last_os_error().raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EAGAIN) => return Read::Empty,
-            _ => return Read::Ended,
-        }
-    }
-}
-
-/// Moves what the pipe holds into the spill file without reading it, or drops what memory would not keep (see
-/// `SharedCapture::take_unread`); `None` to read as usual.
-#[cfg(target_os = "linux")]
-fn take_unread(pipe: &Pipe, null: Option<&std::fs::File>, buf: &mut [u8]) -> Option<Read> {
-    use std::os::fd::AsFd;
-    let null = null?;
-    let waiting = crate::pipe_moves::waiting(pipe.fd.as_fd());
-    let taken =
-        pipe.capture
-            .take_unread(pipe.stream, pipe.fd.as_fd(), waiting, null.as_fd(), buf)?;
-    Some(if taken {
-        Read::More(waiting)
-    } else {
-        Read::Ended
-    })
-}
-
-#[cfg(not(target_os = "linux"))]
-fn take_unread(_: &Pipe, _: Option<&std::fs::File>, _: &mut [u8]) -> Option<Read> {
-    None
-}
-
-/// Reads every byte the pipe holds right now (and no more: a live writer could otherwise keep this going).
-fn read_available(pipe: &Pipe, buf: &mut [u8]) {
-    let mut held: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one int; the fd is owned by `pipe`.
-    if unsafe { libc::ioctl(pipe.fd.as_raw_fd(), libc::FIONREAD, &mut held) } != 0 {
-        return;
-    }
-    let mut left = held.max(0) as usize;
-    while left > 0 {
-        match read_once(pipe, buf, left) {
-            Read::More(n) => left = left.saturating_sub(n),
-            Read::Empty | Read::Ended => return,
         }
     }
 }

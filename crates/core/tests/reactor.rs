@@ -72,13 +72,15 @@ fn an_expired_drain_reads_what_the_pipe_holds_before_it_finishes() {
     let data = pattern(900 * 1024, 7);
     file.write_all(&data).unwrap();
     registry::attach_reader(id, Stream::Stdout, read).unwrap();
+    // Ended by its deadline, not by end-of-file, which never comes: any bound far below forever tells them apart.
     let took = drained(id, Duration::ZERO);
-    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
     assert_eq!(registry::tail(id, Stream::Stdout).unwrap(), data);
     assert!(registry::readers_done(id));
     // Bytes written after the capture finished belong to no result.
     let _ = file.write_all(b"late");
-    std::thread::sleep(Duration::from_millis(50));
+    // Two seconds for a reader that was left running to show it.
+    std::thread::sleep(Duration::from_secs(2));
     assert_eq!(
         registry::info(id, Stream::Stdout).unwrap().total,
         data.len() as u64

@@ -1,12 +1,12 @@
 //! The SSH executor's channel relay: one thread per `shellring-runner --stdio` channel reads the frames the ssh client
 //! writes to its stdout and puts each command's output straight into that command's capture, off the JavaScript
 //! thread and without a pipe in between; the few other frames (status, output over, gone) are queued for
-//! JavaScript, which takes them in batches. Payloads are read, not spliced into the spill file: splice(2) from the
+//! JavaScript, which takes them in batches, read. Payloads are read, not spliced into the spill file: splice(2) from the
 //! channel (pipe pages of the ssh client's writes) into a file measured more CPU per GiB than a read and one write.
 //! Flow control is the thread itself: a capture write (a spill file on a slow disk) holds up the next read, the
 //! channel's window fills, and the runner stops reading the command's pipes.
 //!
-//! Frames (crates/runner/src/stdio_frame.rs): u32 length of what follows, kind byte, u32 command id, payload; LE.
+//! Frames: `shellring_wire::frames`.
 
 // napi-rs registers module exports only outside `cfg(test)`, so there nothing here is reachable.
 #![cfg_attr(test, allow(dead_code))]
@@ -21,29 +21,38 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use napi::bindgen_prelude::{Buffer, Object};
 use napi::{Env, JsDeferred};
 use napi_derive::napi;
-use shellring_core::{pipe_moves, registry, Stream};
+use shellring_core::pipe_moves;
 
 use crate::guard::{error, guard, id, Result, INVALID_ARGUMENT, NAPI};
-use crate::js_buffer::JsValue;
 
-const HEADER: usize = 9;
-/// The runner never sends larger frames; past this the stream is corrupt.
-const MAX_FRAME: usize = 256 << 20;
+mod parser;
+use crate::js_buffer::JsValue;
+use parser::Parser;
+
 /// The most taken from the channel at once: a whole frame of the runner's (at most its command pipe's 256 KiB of
 /// output), and no more, since every channel's thread keeps its buffer.
 const READ: usize = 256 << 10;
 /// How long the relay waits for more of a frame it began reading, when the channel holds none of it yet.
 const REST: std::time::Duration = std::time::Duration::from_micros(500);
-const STDOUT: u8 = b'O';
-const STDERR: u8 = b'E';
 
-type Resolver = Box<dyn FnOnce(Env) -> napi::Result<Option<Buffer>> + Send>;
-type Waiter = JsDeferred<Option<Buffer>, Resolver>;
+/// A frame that is not output, as JavaScript takes it.
+#[napi(object)]
+pub struct RelayFrame {
+    pub kind: u32,
+    pub id: u32,
+    pub payload: Buffer,
+}
+
+type Resolver = Box<dyn FnOnce(Env) -> napi::Result<Option<Vec<RelayFrame>>> + Send>;
+type Waiter = JsDeferred<Option<Vec<RelayFrame>>, Resolver>;
+
+/// A frame read whole: kind, command id, payload.
+type Whole = (u8, u32, Vec<u8>);
 
 #[derive(Default)]
 struct Queue {
     /// Whole non-output frames, as they came, not yet taken.
-    frames: Vec<u8>,
+    frames: Vec<Whole>,
     /// Set once the thread stopped: `Some(None)` at end of stream, `Some(Some(why))` on a corrupt one.
     ended: Option<Option<String>>,
     waiting: Option<Waiter>,
@@ -65,9 +74,9 @@ impl Relay {
             .copied()
     }
 
-    fn push(&self, frame: &[u8]) {
+    fn push(&self, frame: Whole) {
         let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        queue.frames.extend_from_slice(frame);
+        queue.frames.push(frame);
         settle(&mut queue);
     }
 
@@ -88,7 +97,14 @@ fn settle(queue: &mut Queue) {
     };
     if !queue.frames.is_empty() {
         let frames = std::mem::take(&mut queue.frames);
-        waiter.resolve(Box::new(move |_| Ok(Some(frames.into()))));
+        waiter.resolve(Box::new(move |_| {
+            let frames = frames.into_iter().map(|(kind, id, payload)| RelayFrame {
+                kind: kind.into(),
+                id,
+                payload: payload.into(),
+            });
+            Ok(Some(frames.collect()))
+        }));
     } else if let Some(Some(why)) = &queue.ended {
         waiter.reject(napi::Error::from_reason(why.clone()));
     } else {
@@ -111,123 +127,6 @@ fn lookup(relay: u32) -> Option<Arc<Relay>> {
 
 fn relay(relay: u32) -> Result<Arc<Relay>> {
     lookup(relay).ok_or_else(|| error(INVALID_ARGUMENT, format!("unknown relay {relay}")))
-}
-
-/// Where the frame being read goes.
-enum Body {
-    /// Reading a header: `have` of its bytes so far.
-    Header { have: usize },
-    /// Output for a capture (none: a command not routed here), `left` bytes of it still to come.
-    Output {
-        capture: Option<u64>,
-        stream: Stream,
-        left: usize,
-    },
-    /// Any other frame, gathered whole for JavaScript.
-    Other { frame: Vec<u8>, left: usize },
-}
-
-struct Parser {
-    header: [u8; HEADER],
-    body: Body,
-}
-
-impl Parser {
-    fn new() -> Self {
-        Parser {
-            header: [0; HEADER],
-            body: Body::Header { have: 0 },
-        }
-    }
-
-    /// Consumes `bytes`; output goes to its capture as it arrives, never gathered. Errs on a corrupt length.
-    fn feed(&mut self, relay: &Relay, mut bytes: &[u8]) -> std::result::Result<(), String> {
-        while !bytes.is_empty() {
-            match &mut self.body {
-                Body::Header { have } => {
-                    let n = (HEADER - *have).min(bytes.len());
-                    self.header[*have..*have + n].copy_from_slice(&bytes[..n]);
-                    *have += n;
-                    bytes = &bytes[n..];
-                    if *have == HEADER {
-                        self.body = self.begin(relay)?;
-                    }
-                }
-                Body::Output {
-                    capture,
-                    stream,
-                    left,
-                } => {
-                    let n = (*left).min(bytes.len());
-                    if let Some(capture) = capture {
-                        // A capture freed early (its handle released) takes nothing more: the bytes go nowhere.
-                        let _ = registry::write(*capture, *stream, &bytes[..n]);
-                    }
-                    *left -= n;
-                    bytes = &bytes[n..];
-                }
-                Body::Other { frame, left } => {
-                    let n = (*left).min(bytes.len());
-                    frame.extend_from_slice(&bytes[..n]);
-                    *left -= n;
-                    bytes = &bytes[n..];
-                    if *left == 0 {
-                        relay.push(frame);
-                    }
-                }
-            }
-            if matches!(
-                self.body,
-                Body::Output { left: 0, .. } | Body::Other { left: 0, .. }
-            ) {
-                self.body = Body::Header { have: 0 };
-            }
-        }
-        Ok(())
-    }
-
-    /// How many bytes finish what is being read (a header, or a frame's payload up to `READ`): the next read takes
-    /// exactly those, so an output frame reaches its capture in one write, and the capture copies into its tail only
-    /// the newest bytes of each frame rather than of every piece the channel happened to deliver.
-    fn wanted(&self) -> usize {
-        match &self.body {
-            Body::Header { have } => HEADER - have,
-            Body::Output { left, .. } | Body::Other { left, .. } => (*left).min(READ),
-        }
-    }
-
-    fn begin(&self, relay: &Relay) -> std::result::Result<Body, String> {
-        let word = |at: usize| {
-            u32::from_le_bytes([
-                self.header[at],
-                self.header[at + 1],
-                self.header[at + 2],
-                self.header[at + 3],
-            ])
-        };
-        let length = word(0) as usize;
-        if !(5..=MAX_FRAME).contains(&length) {
-            return Err(format!("bad frame length {length}"));
-        }
-        let (kind, command, left) = (self.header[4], word(5), length - 5);
-        let stream = match kind {
-            STDOUT => Stream::Stdout,
-            STDERR => Stream::Stderr,
-            _ => {
-                let mut frame = Vec::with_capacity(HEADER + left);
-                frame.extend_from_slice(&self.header);
-                if left == 0 {
-                    relay.push(&frame);
-                }
-                return Ok(Body::Other { frame, left });
-            }
-        };
-        Ok(Body::Output {
-            capture: relay.route(command),
-            stream,
-            left,
-        })
-    }
 }
 
 /// Relays until the channel ends; returns why it ended early (a corrupt stream), if it did.
@@ -349,9 +248,9 @@ pub fn relay_unroute(relay_id: u32, command: u32) -> Result<()> {
     })
 }
 
-/// The next batch of non-output frames (a Buffer of whole frames, in order), `null` once the channel ended and
-/// every frame was taken (the relay is gone then); rejects on a corrupt stream. One call waiting at a time.
-#[napi(ts_return_type = "Promise<Buffer | null>")]
+/// The next batch of non-output frames, in order, `null` once the channel ended and every frame was taken (the relay
+/// is gone then); rejects on a corrupt stream. One call waiting at a time.
+#[napi(ts_return_type = "Promise<RelayFrame[] | null>")]
 pub fn relay_next(env: Env, relay_id: u32) -> Result<JsValue> {
     guard(|| {
         let relay = relay(relay_id)?;
@@ -379,28 +278,20 @@ pub fn relay_next(env: Env, relay_id: u32) -> Result<JsValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shellring_core::{CaptureOptions, SpillState};
+    use shellring_core::{registry, CaptureOptions, SpillState, Stream};
 
-    fn frame(kind: u8, command: u32, payload: &[u8]) -> Vec<u8> {
-        let mut bytes = ((payload.len() + 5) as u32).to_le_bytes().to_vec();
-        bytes.push(kind);
-        bytes.extend_from_slice(&command.to_le_bytes());
-        bytes.extend_from_slice(payload);
-        bytes
-    }
+    use shellring_wire::frames::encode as frame;
 
     #[test]
     fn output_reaches_its_own_capture_and_other_frames_queue_whole_however_the_stream_is_cut() {
-        let status = frame(b'T', 1, b"exit 0");
-        let over = frame(b'X', 1, b"");
         let stream = [
             frame(b'O', 1, b"hello "),
-            status.clone(),
+            frame(b'T', 1, b"exit 0"),
             frame(b'E', 1, b"oops"),
             frame(b'O', 2, b"for a command started elsewhere"),
             frame(b'O', 1, b""),
             frame(b'O', 1, b"world"),
-            over.clone(),
+            frame(b'X', 1, b""),
         ]
         .concat();
         for cut in 1..=stream.len() {
@@ -423,7 +314,7 @@ mod tests {
             );
             assert_eq!(
                 relay.queue.lock().unwrap().frames,
-                [status.clone(), over.clone()].concat(),
+                [(b'T', 1, b"exit 0".to_vec()), (b'X', 1, vec![])],
                 "cut {cut}"
             );
             registry::free(capture).unwrap();
@@ -451,8 +342,8 @@ mod tests {
             parser.feed(&relay, &stream[at..at + n]).unwrap();
             at += n;
         }
-        assert_eq!(wanted, [HEADER, 100_000, HEADER, 6, HEADER, READ, 1000]);
-        assert_eq!(parser.wanted(), HEADER);
+        assert_eq!(wanted, [4, 5, 100_000, 4, 5, 6, 4, 5, READ, 1000]);
+        assert_eq!(parser.wanted(), 4);
         let mut want = big[..100_000].to_vec();
         want.extend_from_slice(&big);
         let info = registry::info(capture, Stream::Stdout).unwrap();
@@ -465,13 +356,25 @@ mod tests {
     }
 
     #[test]
+    fn a_length_no_runner_writes_is_refused_before_a_whole_header_came() {
+        // Eight bytes of text: never a header, and no ninth byte is waited for.
+        let relay = Relay::default();
+        let mut parser = Parser::new();
+        assert_eq!(parser.wanted(), 4);
+        assert_eq!(
+            parser.feed(&relay, b"garb"),
+            Err("a frame of 1651663207 bytes".into())
+        );
+    }
+
+    #[test]
     fn a_length_too_short_or_too_long_is_a_corrupt_stream() {
         let relay = Relay::default();
         assert_eq!(
             Parser::new().feed(&relay, &[4, 0, 0, 0, b'O', 1, 0, 0, 0]),
-            Err("bad frame length 4".into())
+            Err("a frame of 4 bytes".into())
         );
-        let huge = ((MAX_FRAME + 1) as u32).to_le_bytes();
+        let huge = ((shellring_wire::frames::MAX_FRAME + 1) as u32).to_le_bytes();
         assert!(Parser::new()
             .feed(&relay, &[huge.as_slice(), &[b'O', 1, 0, 0, 0]].concat())
             .is_err());
@@ -577,7 +480,7 @@ mod tests {
             writer.join().unwrap();
             assert_eq!(
                 relay.queue.lock().unwrap().frames,
-                frame(b'X', 7, b""),
+                [(b'X', 7, vec![])],
                 "{tag}"
             );
             assert_eq!(shown(capture), shown(written), "{tag}");

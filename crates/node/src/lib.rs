@@ -12,6 +12,7 @@ mod host_env;
 mod host_process;
 mod js_buffer;
 mod js_text;
+mod net;
 mod pipes;
 mod proc_files;
 // Public: its exports are reached through napi registration only, which a test build does not see.

@@ -2,6 +2,12 @@
 
 use tree_sitter::Node;
 
+/// Whether literal text may hold an array subscript with a command substitution (`a[$(cmd)]`), which bash runs
+/// where it reads the text as a variable name or a number; the policy judges it exactly.
+pub(crate) fn may_hold_subscript(text: &str) -> bool {
+    text.contains('[') && (text.contains('$') || text.contains('`'))
+}
+
 /// The value of a word node, or `None` when bash would expand it (or when this code is not sure it would not).
 pub fn literal(node: Node, src: &[u8]) -> Option<String> {
     let text = node.utf8_text(src).ok()?;
@@ -53,25 +59,26 @@ pub fn literal(node: Node, src: &[u8]) -> Option<String> {
 }
 
 /// An unquoted word: escapes resolved; `None` if it holds an expansion, a glob, a brace or tilde expansion.
-fn unquoted(text: &str) -> Option<String> {
+pub(crate) fn unquoted(text: &str) -> Option<String> {
     if text.starts_with('~') {
         return None;
     }
-    let chars: Vec<char> = text.chars().collect();
+    // Most words hold nothing to resolve or refuse: copied whole.
+    if !text.bytes().any(|c| b"\\$`*?()\"'[]{},.".contains(&c)) {
+        return Some(text.to_owned());
+    }
     let mut out = String::with_capacity(text.len());
     let mut open_bracket = false;
     let mut open_brace = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '\\' => {
-                match chars.get(i + 1) {
+                match chars.next() {
                     Some('\n') => {}
-                    Some(&next) => out.push(next),
+                    Some(next) => out.push(next),
                     None => out.push('\\'),
                 }
-                i += 2;
                 continue;
             }
             '$' | '`' | '*' | '?' | '(' | ')' | '"' | '\'' => return None,
@@ -79,11 +86,10 @@ fn unquoted(text: &str) -> Option<String> {
             ']' if open_bracket => return None,
             '{' => open_brace = true,
             ',' if open_brace => return None,
-            '.' if open_brace && chars.get(i + 1) == Some(&'.') => return None,
+            '.' if open_brace && chars.peek() == Some(&'.') => return None,
             _ => {}
         }
         out.push(c);
-        i += 1;
     }
     Some(out)
 }
@@ -97,6 +103,11 @@ fn double_quoted(node: Node, text: &str) -> Option<String> {
     {
         return None;
     }
+    double_quoted_text(text)
+}
+
+/// The value of `"…"` (quotes included) when nothing in it is expanded.
+pub(crate) fn double_quoted_text(text: &str) -> Option<String> {
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();

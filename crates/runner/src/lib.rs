@@ -1,36 +1,12 @@
 // The crate's documentation is its README, whose example runs as a doctest.
 #![doc = include_str!("../README.md")]
 
-pub mod caps;
-pub mod check;
-pub mod error;
-pub mod fds;
-pub mod fields;
-pub mod host_pid;
-pub mod keyring;
-pub mod landlock;
-pub mod limits;
-pub mod mount_ns;
-pub mod pid_ns;
-pub mod plan;
-pub mod probe;
-pub mod proc_tree;
-pub mod request;
-pub mod sched;
-pub mod seccomp;
+pub mod cli;
+pub mod confine;
+pub mod failure;
+pub mod life;
 pub mod serve;
-pub mod session;
-pub mod signals;
-pub mod spawn;
-pub mod spawner;
-pub mod stage;
-pub mod status;
 pub mod stdio;
-pub mod stdio_frame;
-pub mod stdio_look;
-pub mod stdio_policy;
-pub mod stdio_room;
-pub mod stdio_splice;
-pub mod supervise;
-pub mod title;
-pub mod view;
+
+/// The formats shared with the host: a command's plan and request, status lines, frames.
+pub use shellring_wire as wire;

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{command, request_frame};
-use shellring_runner::plan::{Backend, Isolation, Plan, View};
+use shellring_runner::wire::plan::{Backend, Isolation, Plan, View};
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;

@@ -2,14 +2,12 @@
 
 mod common;
 
-use common::{command, gone, request_frame, spawn_with_fd3, wait_until};
+use common::{command, gone, wait_until};
 use nix::sys::signal::{kill, Signal};
-use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use nix::unistd::Pid;
-use shellring_runner::plan::{Backend, Plan};
-use std::io::{BufRead, BufReader, Write};
-use std::os::fd::OwnedFd;
-use std::process::{Child, Command, Stdio};
+use shellring_runner::wire::plan::{Backend, Plan};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 struct Running {
@@ -19,23 +17,7 @@ struct Running {
 
 /// Starts `--run` on `plan`, its request sent on the status socket.
 fn start(plan: Plan) -> Running {
-    let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
-        AddressFamily::Unix,
-        SockType::Stream,
-        None,
-        SockFlag::SOCK_CLOEXEC,
-    )
-    .unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
-    command
-        .arg("--run")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let child = spawn_with_fd3(&mut command, theirs);
-    let mut ours = std::fs::File::from(ours);
-    ours.write_all(&request_frame(plan, &std::env::temp_dir()))
-        .unwrap();
+    let (child, ours) = common::run(plan);
     Running {
         child,
         status: BufReader::new(ours),
@@ -112,7 +94,7 @@ fn reports_the_signal_that_ended_bash() {
 fn waits_for_descendants_that_outlive_bash() {
     let file = temp("outlive");
     let mut run = start(command(&format!(
-        "(sleep 0.3; echo $BASHPID >> {0}) & exit 0",
+        "(sleep 2; echo $BASHPID >> {0}) & exit 0",
         file.display()
     )));
     run.started();

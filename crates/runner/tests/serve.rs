@@ -12,8 +12,8 @@ use nix::sys::socket::{
     sendmsg, socketpair, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType,
 };
 use nix::unistd::Pid;
-use shellring_runner::plan::{Plan, View};
-use shellring_runner::request::{encode, Request};
+use shellring_runner::wire::plan::{Plan, View};
+use shellring_runner::wire::request::Request;
 use std::io::{BufRead, BufReader, IoSlice, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::{Child, Command, Stdio};
@@ -75,7 +75,7 @@ impl Server {
         )
         .unwrap();
         let mut status = std::fs::File::from(status);
-        status.write_all(&encode(request)).unwrap();
+        status.write_all(&request.record()).unwrap();
         Command1 {
             status: BufReader::new(status),
             stdout: std::fs::File::from(out_read),
@@ -102,6 +102,7 @@ fn request(command: &str) -> Request {
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("MARK".into(), "served".into()),
         ],
+        terminal: None,
         stdin: Some(b"from stdin\n".to_vec()),
     }
 }

@@ -1,14 +1,15 @@
-//! `--stdio` end to end: many commands over one stream, each reported by its id; signals, leftovers and release;
-//! a slow reader holds the command back with the server's memory bounded; closing the stream ends every command.
+//! `--stdio` end to end: many commands over one stream, each reported by its id; a kill by its runner's terms,
+//! leftovers, the drain bound and release; a slow reader holds the command back with the server's memory bounded;
+//! closing the stream ends every command.
 
 #[allow(dead_code)] // the helpers for fd 3 serve the other suites
 mod common;
 
 use common::{gone, wait_until};
 use nix::unistd::Pid;
-use shellring_runner::plan::Plan;
-use shellring_runner::request::{encode, Request};
-use shellring_runner::stdio_frame::{self as frame, Frame};
+use shellring_runner::wire::frames::{self as frame, Frame};
+use shellring_runner::wire::plan::Plan;
+use shellring_runner::wire::request::Request;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -26,6 +27,8 @@ struct Stream {
 struct Seen {
     out: Vec<u8>,
     err: Vec<u8>,
+    /// The runner's pid, from its first line.
+    runner: Option<String>,
     status: Vec<String>,
     left: Option<String>,
     gone: bool,
@@ -59,6 +62,7 @@ fn request(command: &str) -> Request {
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("MARK".into(), "remote".into()),
         ],
+        terminal: None,
         stdin: None,
     }
 }
@@ -73,8 +77,13 @@ impl Stream {
     }
 
     fn start(&mut self, id: u32, command: &str) {
-        let body = encode(&request(command));
+        let body = request(command).record();
         self.send(frame::START, id, &body[4..]);
+    }
+
+    /// A control line for the command's runner.
+    fn control(&mut self, id: u32, line: &str) {
+        self.send(frame::CONTROL, id, line.as_bytes());
     }
 
     fn next(&mut self) -> Option<Frame> {
@@ -102,8 +111,17 @@ impl Stream {
             match kind {
                 frame::STDOUT => entry.out.extend(payload),
                 frame::STDERR => entry.err.extend(payload),
-                frame::STATUS => entry.status.push(String::from_utf8(payload).unwrap()),
-                frame::OUTPUT_OVER => entry.left = Some(String::from_utf8(payload).unwrap()),
+                frame::STATUS => {
+                    let line = String::from_utf8(payload).unwrap();
+                    if let Some(left) = line.strip_prefix("over ") {
+                        entry.left = Some(left.to_owned());
+                    } else if let Some(pid) = line.strip_prefix("runner ") {
+                        assert!(entry.status.is_empty(), "runner after {:?}", entry.status);
+                        entry.runner = Some(pid.to_owned());
+                    } else {
+                        entry.status.push(line);
+                    }
+                }
                 frame::GONE => entry.gone = true,
                 other => panic!("unexpected frame kind {other}"),
             }
@@ -135,6 +153,7 @@ fn many_commands_share_the_stream_each_reported_by_its_id() {
             id,
             &format!("for i in $(seq 1 2000); do echo {id}-$i; done; echo err-{id} >&2; echo $MARK $PWD; exit {id}"),
         );
+        stream.control(id, "life 600000 kill 5000 5000");
     }
     let mut seen = HashMap::new();
     stream.gather(&mut seen, |seen| {
@@ -148,6 +167,10 @@ fn many_commands_share_the_stream_each_reported_by_its_id() {
             + "remote /tmp\n";
         assert_eq!(String::from_utf8_lossy(&s.out), expected);
         assert_eq!(s.err, format!("err-{id}\n").as_bytes());
+        assert!(s
+            .runner
+            .as_ref()
+            .is_some_and(|pid| pid.parse::<i32>().unwrap() > 1));
         assert_eq!(s.status.len(), 2, "{:?}", s.status);
         assert!(
             s.status[0].starts_with("started ") && s.status[0].ends_with(" none"),
@@ -172,11 +195,12 @@ fn a_bad_request_fails_alone_with_a_reason() {
         seen[&1].status,
         ["error RUNNER_REQUEST plan: unknown backend \"x\""]
     );
+    assert_eq!(seen[&1].runner, None);
     assert_eq!(seen[&2].out, b"fine\n");
 }
 
 #[test]
-fn a_signal_ends_the_group_and_release_ends_what_was_left() {
+fn a_kill_ends_the_group_by_the_terms_and_release_ends_what_was_left() {
     let mut stream = stream();
     // Signalled once its trap is set (its output says so), not merely once it started.
     stream.start(1, "trap 'exit 9' TERM; echo trapped; sleep 600 & wait");
@@ -184,14 +208,16 @@ fn a_signal_ends_the_group_and_release_ends_what_was_left() {
         2,
         "setsid bash -c 'sleep 600' </dev/null >/dev/null 2>&1 & echo $!",
     );
+    stream.control(2, "life 600000 kill 5000 5000");
     let mut seen = HashMap::new();
     stream.gather(&mut seen, |seen| {
         seen.get(&1).is_some_and(|s| s.out == b"trapped\n")
             && seen.get(&2).is_some_and(|s| s.left.is_some())
     });
-    stream.send(frame::SIGNAL, 1, b"15");
+    stream.control(1, "life 600000 kill 5000 5000");
+    stream.control(1, "kill abort");
     stream.gather(&mut seen, |seen| seen[&1].gone);
-    assert_eq!(seen[&1].status[1], "exit 9");
+    assert_eq!(seen[&1].status[1..], ["stopping abort", "exit 9"]);
     // The setsid stray left its group; its runner holds it as a subreaper until released.
     assert_eq!(seen[&2].left.as_deref(), Some("1"));
     assert!(!seen[&2].gone);
@@ -208,16 +234,16 @@ fn a_signal_ends_the_group_and_release_ends_what_was_left() {
 }
 
 #[test]
-fn output_still_held_by_a_descendant_ends_when_drained() {
+fn output_still_held_by_a_descendant_ends_at_the_drain_bound() {
     let mut stream = stream();
     stream.start(1, "echo before; sleep 600 & exit 3");
+    stream.control(1, "life 600000 kill 5000 1500");
     let mut seen = HashMap::new();
     stream.gather(&mut seen, |seen| {
         seen.get(&1).is_some_and(|s| s.status.len() == 2)
     });
     assert_eq!(seen[&1].status[1], "exit 3");
     assert!(seen[&1].left.is_none(), "the pipe is still open");
-    stream.send(frame::DRAINED, 1, b"");
     stream.gather(&mut seen, |seen| seen[&1].left.is_some());
     assert_eq!(seen[&1].out, b"before\n");
     assert_eq!(seen[&1].left.as_deref(), Some("1"));
@@ -239,7 +265,7 @@ fn a_slow_reader_holds_the_command_back_with_memory_bounded() {
     stream.gather(&mut seen, |seen| {
         seen.get(&1).is_some_and(|s| !s.status.is_empty())
     });
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    std::thread::sleep(std::time::Duration::from_secs(2));
     let server = stream.child.id();
     assert!(
         rss_kib(server) < 16 * 1024,

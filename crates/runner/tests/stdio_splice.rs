@@ -8,8 +8,8 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::rc::Rc;
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
-use shellring_runner::stdio_frame::{self as frame, Frame};
-use shellring_runner::stdio_splice::{PipeFrame, Step};
+use shellring_runner::stdio::splice::{PipeFrame, Step};
+use shellring_runner::wire::frames::{self as frame, Frame};
 
 /// A pipe as the server makes a command's: the read end non-blocking, the capacity `size`.
 fn pipe(size: usize) -> (Rc<OwnedFd>, File) {

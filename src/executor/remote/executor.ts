@@ -2,7 +2,7 @@
 // handles, sessions) as for a local one, with each session's commands run by a `shellring-runner --stdio` on its host.
 import { parseExecutorConfig, type ExecutorConfigInput } from '../config.js';
 import { ExecutorBase, type Placement } from '../executor-base.js';
-import { UNCONFINED } from '../confinement-plan.js';
+import { UNCONFINED } from '../wire/plan.js';
 import type { ExecSpec } from '../types.js';
 import { RemoteHosts } from './remote-hosts.js';
 

@@ -1,4 +1,4 @@
-// A remote runner's snapshot of its command's /proc files (crates/runner/src/stdio_look.rs), read as this host's
+// A remote runner's snapshot of its command's /proc files (crates/runner/src/stdio/look.rs, in the format of crates/wire/src/look.rs), read as this host's
 // /proc is: the same waiting look judges it, with the remote host's architecture.
 import { findWaiting, type ProcFiles, type WaitingFinding } from '../waiting.js';
 

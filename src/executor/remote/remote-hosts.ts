@@ -4,15 +4,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadBinding } from '../../native/loader.js';
 import { remoteErrors } from '../../contract/index.js';
 import type { ExecutorConfig } from '../config.js';
 import type { LaunchControl, LaunchListener } from '../hosts.js';
 import type { KillCause, SupervisorTask } from '../protocol.js';
-import type { RunnerStream } from './runner-stream.js';
+import { failAlone, type RunnerStream } from './runner-stream.js';
 import { SshConnection } from './ssh-host.js';
-
-const binding = loadBinding();
 
 interface Placement {
   connection: SshConnection;
@@ -37,19 +34,23 @@ export class RemoteHosts {
     let cause: KillCause | undefined;
     let released = false;
     let ended = false;
+    /** A terminal's lines (or an interrupt) sent while the session's runner is being reached: they follow in order. */
+    const lines: string[] = [];
     this.#streamFor(task.sessionId ?? '').then(
       (stream) => {
         control = stream.start(task, listener);
         if (ended) control.end();
         if (cause) control.kill(cause);
+        for (const line of lines.splice(0)) control.send(line);
         if (released) control.release();
       },
-      (error: unknown) => failUnstarted(task, listener, error instanceof Error ? error.message : String(error)),
+      (error: unknown) => failAlone(task, listener, error instanceof Error ? error.message : String(error)),
     );
     return {
       kill: (why) => (control ? control.kill(why) : (cause ??= why)),
       release: () => (control ? control.release() : (released = true)),
       end: () => (control ? control.end() : (ended = true)),
+      send: (line) => (control ? control.send(line) : lines.push(line)),
     };
   }
 
@@ -112,12 +113,4 @@ export class RemoteHosts {
     this.#controlDir = await mkdtemp(join(tmpdir(), 'shellring-ssh-'));
     return (this.#config.hosts ?? []).map((host, index) => new SshConnection(host, this.#controlDir!, index));
   }
-}
-
-/** No channel to run on: the command fails as a local one that could not start, its reason once on stderr. */
-function failUnstarted(task: SupervisorTask, listener: LaunchListener, error: string): void {
-  binding.write(task.captureId, 1, Buffer.from(`${error}\n`));
-  binding.finish(task.captureId);
-  listener.result({ kind: 'failed', error, runnerFailed: false });
-  listener.gone();
 }

@@ -1,79 +1,75 @@
-// One `shellring-runner --stdio` over an SSH channel: commands multiplexed by id. The native relay writes each
-// command's stdout and stderr frames straight into its capture on a thread of its own (crates/node channel_relay.rs),
-// so tails, spill files and rings are made exactly as for a local command and no output byte crosses this thread; a
-// capture that falls behind holds up the relay's reads, which backs up the runner's queues, which stop reading the
-// command's pipes: the command slows down and memory stays bounded on both ends. This side takes the few other
-// frames (status, output over, gone) in batches.
+// One `shellring-runner --stdio` over an SSH channel: commands multiplexed by id, each followed as every command is
+// (src/executor/runner-life.ts: the runner on the far host keeps its life). The native relay writes each command's
+// stdout and stderr frames straight into its capture on a thread of its own (crates/node channel_relay.rs), so tails,
+// spill files and rings are made exactly as for a local command and no output byte crosses this thread; a capture
+// that falls behind holds up the relay's reads, which backs up the runner's queues, which stop reading the command's
+// pipes: the command slows down and memory stays bounded on both ends. This side takes the few other frames (status
+// lines, looks, gone) in batches, and carries control lines the other way.
 import type { ChildProcess } from 'node:child_process';
-import { constants } from 'node:os';
-import { runnerFailure } from '../../contract/index.js';
+import { remoteErrors } from '../../contract/index.js';
 import { loadBinding } from '../../native/loader.js';
-import { bashArguments, chdirFailure, encode, parse as parseStatus } from '../runner-request.js';
 import type { LaunchControl, LaunchListener } from '../hosts.js';
-import type { KillCause, SupervisorResult, SupervisorTask } from '../protocol.js';
-import { encodeFrame, FRAME, FrameReader, type Frame } from './frames.js';
-import { watchSilence, type Found } from '../silence-watch.js';
+import type { SupervisorResult, SupervisorTask } from '../protocol.js';
+import { RunnerLife } from '../runner-life.js';
+import type { Found } from '../silence-watch.js';
+import { lifeLine } from '../wire/control.js';
+import { encodeFrame, isKind, type Frame, type FrameKind } from '../wire/frames.js';
+import { bashArguments, encode } from '../wire/request.js';
+import { parse as parseStatus } from '../wire/status.js';
 import { remoteWaiting } from './proc-snapshot.js';
 
-/** Why a command failed, as its result will say. */
-type Failure = Omit<Extract<SupervisorResult, { kind: 'failed' }>, 'kind'>;
-
 /** The control of a command that never reached its runner: nothing to signal. */
-const UNSTARTED: LaunchControl = { kill: () => {}, release: () => {}, end: () => {} };
-
-const binding = loadBinding();
+const UNSTARTED: LaunchControl = { kill: () => {}, release: () => {}, end: () => {}, send: () => {} };
+/** After the channel's stdin ended, how long its runner gets to end its commands' trees and exit before the ssh client
+ * is killed (its end ends the SSH session, and with it the runner's). */
+const CLOSE_MS = 2000;
 
 /** One command in flight on the stream. */
-class RemoteCommand {
-  readonly task: SupervisorTask;
-  readonly listener: LaunchListener;
-  cause: KillCause | undefined;
-  started: { enforcement: string } | undefined;
-  ended: { exitCode: number | null; signal: string | null } | undefined;
-  failure: Failure | undefined;
-  timers: NodeJS.Timeout[] = [];
-  /** Stops the silence watch, once the command has started. */
-  unwatch: (() => void) | undefined;
-  settled = false;
+interface RemoteCommand {
+  life: RunnerLife;
+  listener: LaunchListener;
   /** A look sent and not answered yet, and where its finding goes. */
   looking: Found | undefined;
-
-  constructor(task: SupervisorTask, listener: LaunchListener) {
-    this.task = task;
-    this.listener = listener;
-  }
-
-  clearTimers(): void {
-    for (const timer of this.timers.splice(0)) clearTimeout(timer);
-    this.unwatch?.();
-  }
+  /** Ends the call should the far end say nothing at all by its timeout. */
+  silence: NodeJS.Timeout | undefined;
 }
 
 export class RunnerStream {
   readonly #child: ChildProcess;
   readonly #commands = new Map<number, RemoteCommand>();
-  readonly #reader = new FrameReader();
   readonly #relay: number;
+  readonly #label: string;
   readonly #lostText: () => string;
   #next = 1;
   #lost = false;
+  /** Why the channel was ended from this side (a far end that does not answer, or garbles), if it was. */
+  #ended: string | undefined;
+  /** Settles once this side ended the channel. */
+  readonly #cut: Promise<void>;
+  #markCut!: () => void;
   /** Settles when the channel has ended, for whatever reason, and the relay has handed over its last frame. */
   readonly ended: Promise<void>;
 
   /** `child` runs `shellring-runner --stdio` on the far side with a piped stdin and its stdout into the pipe whose
    * read end is `stdout` (the relay owns it from now on); `lostText` is the one line a command in flight reads if the
    * channel ends under it. */
-  constructor(child: ChildProcess, stdout: number, lostText: () => string) {
+  constructor(child: ChildProcess, stdout: number, label: string, lostText: () => string) {
     this.#child = child;
+    this.#label = label;
     this.#lostText = lostText;
-    this.#relay = binding.relayStart(stdout);
+    this.#relay = loadBinding().relayStart(stdout);
     child.stdin!.on('error', () => {});
-    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    this.ended = Promise.all([exited, this.#receive()]).then(() => this.#lose());
+    // Closed: exited, and its stderr read to the end (its last line completes the lost line). A channel this side cut
+    // waits for neither its pipes nor its relay: the connection's master holds copies of both until it ends.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.#cut = new Promise((resolve) => (this.#markCut = resolve));
+    const ends = [Promise.race([closed, this.#cut.then(() => exited)]), Promise.race([this.#receive(), this.#cut])];
+    this.ended = Promise.all(ends).then(() => this.#lose());
   }
 
   get alive(): boolean {
-    return !this.#lost;
+    return !this.#lost && this.#ended === undefined;
   }
 
   /** Commands in flight. */
@@ -83,156 +79,157 @@ export class RunnerStream {
 
   start(task: SupervisorTask, listener: LaunchListener): LaunchControl {
     const id = this.#next++;
-    const command = new RemoteCommand(task, listener);
-    if (this.#lost) {
-      this.#commands.set(id, command);
-      this.#fail(id, command, this.#lostText());
-      return UNSTARTED;
-    }
-    let body: Buffer;
+    let body: Buffer | undefined;
+    let refused: string | undefined = this.alive ? undefined : this.#lostText();
     try {
       const bash = bashArguments(task.command, task.stdin);
       // The fork server's request, without its length: the frame carries that.
-      body = encode({ cwd: task.cwd, plan: task.plan, command: bash.command, env: task.env, stdin: bash.stdin }).subarray(4);
+      const { cwd, plan, env, terminal } = task;
+      body = encode({ cwd, plan, command: bash.command, env, terminal, stdin: bash.stdin }).subarray(4);
     } catch (error) {
-      this.#commands.set(id, command);
-      this.#fail(id, command, error instanceof Error ? error.message : String(error));
+      refused ??= error instanceof Error ? error.message : String(error);
+    }
+    if (refused !== undefined || body === undefined) {
+      failAlone(task, listener, refused ?? '');
       return UNSTARTED;
     }
-    this.#commands.set(id, command);
-    binding.relayRoute(this.#relay, id, task.captureId);
-    this.#send(FRAME.start, id, body);
+    loadBinding().relayRoute(this.#relay, id, task.captureId);
+    // The terms in the same write as the request: the runner has them before bash starts.
+    if (this.alive) this.#child.stdin!.write(Buffer.concat([encodeFrame('start', id, body), encodeFrame('control', id, Buffer.from(lifeLine(task)))]));
+    const command = this.#follow(id, task, listener);
+    // A far end that never answers (a runner that does not run, a stream it garbles) ends the call at its timeout.
+    command.silence = setTimeout(() => this.#silent(id, task.timeoutMs), task.timeoutMs);
     return {
-      kill: (cause) => this.#kill(id, cause),
-      release: () => this.#send(FRAME.release, id),
-      end: () => this.#end(id),
+      kill: (cause) => command.life.kill(cause),
+      release: () => this.#send('release', id),
+      end: () => {
+        command.life.ending();
+        this.#send('release', id);
+      },
+      // A terminal job's lines go as any control line: the runner on the far host keeps the terminal.
+      send: (line) => command.life.control(line),
     };
   }
 
-  /** Ends the channel: the runner drops every lifeline it holds. */
+  /** Ends the channel: the runner drops every lifeline it holds; a runner that does not exit in time goes with the
+   * ssh client. */
   close(): void {
     this.#child.stdin!.end();
+    const kill = setTimeout(() => this.#end(this.#lostText()), CLOSE_MS);
+    void this.ended.then(() => clearTimeout(kill));
   }
 
-  #send(kind: number, id: number, payload?: Buffer): void {
-    if (!this.#lost) this.#child.stdin!.write(encodeFrame(kind, id, payload));
+  #follow(id: number, task: SupervisorTask, listener: LaunchListener): RemoteCommand {
+    const command: RemoteCommand = { listener, looking: undefined, silence: undefined } as RemoteCommand;
+    command.life = new RunnerLife(
+      task,
+      {
+        control: (line) => this.#send('control', id, Buffer.from(line)),
+        // The relay wrote every output frame before the line that says the output is over.
+        outputOver: async () => {
+          loadBinding().relayUnroute(this.#relay, id);
+          try {
+            loadBinding().finish(task.captureId);
+          } catch {
+            // The handle was released first: its capture is gone and takes nothing more.
+          }
+        },
+        runnerGone: async () => {},
+        look: (found) => {
+          command.looking = found;
+          this.#send('look', id);
+        },
+        tellsOutputEnded: false,
+      },
+      { waiting: listener.waiting, deadline: listener.deadline, screen: listener.screen },
+    );
+    this.#commands.set(id, command);
+    void command.life.result.then((result) => listener.result(this.#released(id, result)));
+    return command;
   }
 
-  /** TERM to the group now, KILL after the grace (the runner sends SIGCONT with each). */
-  #kill(id: number, cause: KillCause): void {
-    const command = this.#commands.get(id);
-    if (!command || command.cause || command.ended) return;
-    command.cause = cause;
-    this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGTERM)));
-    command.timers.push(setTimeout(() => this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGKILL))), command.task.graceMs));
+  /** A killed command leaves nothing behind here: what escaped its group (setsid, a double fork) ends with its runner
+   * at once. */
+  #released(id: number, result: SupervisorResult): SupervisorResult {
+    if (result.kind !== 'ended' || !result.cause) return result;
+    this.#send('release', id);
+    return { ...result, leftover: 0 };
   }
 
-  /** At once, no grace: what a closing session ran may not outlive its close (the release ends its strays). */
-  #end(id: number): void {
-    const command = this.#commands.get(id);
-    if (!command) return;
-    this.#send(FRAME.signal, id, Buffer.from(String(constants.signals.SIGKILL)));
-    this.#send(FRAME.release, id);
+  #send(kind: FrameKind, id: number, payload?: Buffer): void {
+    if (this.alive) this.#child.stdin!.write(encodeFrame(kind, id, payload));
   }
 
   /** Takes the relay's frames until the channel ends. */
   async #receive(): Promise<void> {
+    const binding = loadBinding();
     try {
       for (let batch = await binding.relayNext(this.#relay); batch; batch = await binding.relayNext(this.#relay)) {
-        for (const frame of this.#reader.push(batch)) this.#dispatch(frame);
+        for (const frame of batch) this.#dispatch(frame);
       }
-    } catch {
+    } catch (error) {
       // A corrupt stream cannot be resynchronised: end it, which fails what it carries.
-      this.#child.kill('SIGKILL');
+      this.#end(remoteErrors.garbled(this.#label, error instanceof Error ? error.message : String(error)));
     }
   }
 
-  #dispatch({ kind, id, payload }: Frame): void {
+  #dispatch(frame: Frame): void {
+    const { id, payload } = frame;
     const command = this.#commands.get(id);
     if (!command) return;
-    if (kind === FRAME.status) return this.#status(id, command, payload.toString('utf8'));
-    if (kind === FRAME.outputOver) return this.#settle(id, command, Number(payload.toString('latin1')) || 0);
-    if (kind === FRAME.look) {
+    clearTimeout(command.silence);
+    if (isKind(frame, 'status')) return command.life.feed(parseStatus(payload.toString('utf8')));
+    if (isKind(frame, 'look')) {
       const found = command.looking;
       command.looking = undefined;
       return found?.(remoteWaiting(payload) ?? null);
     }
-    if (kind === FRAME.gone) {
+    if (isKind(frame, 'gone')) {
       this.#commands.delete(id);
-      command.clearTimers();
-      // Gone without a settled result: the runner ended before its output did (it cannot happen on a sound stream).
-      this.#settle(id, command, 0);
-      command.listener.gone();
+      command.life.feed({ type: 'eof' });
+      void command.life.result.then(() => command.listener.gone());
     }
   }
 
-  #status(id: number, command: RemoteCommand, line: string): void {
-    const event = parseStatus(line);
-    if (event.type === 'started') {
-      command.started = { enforcement: event.enforcement };
-      // The command's one deadline, counted from the start of bash as a local supervisor counts it.
-      const { timeoutMs, atTimeout } = command.task;
-      command.timers.push(setTimeout(() => (atTimeout === 'kill' ? this.#kill(id, 'timeout') : command.listener.deadline()), timeoutMs));
-      // What it waits on once silent, from the runner's look at the host's /proc (the watch keeps one in flight).
-      const look = (found: Found) => {
-        command.looking = found;
-        this.#send(FRAME.look, id);
-      };
-      command.unwatch = watchSilence(command.task.captureId, () => command.cause !== undefined, look, command.listener.waiting);
-      return;
-    }
-    if (event.type === 'exit' || event.type === 'signal') {
-      command.ended = event.type === 'exit' ? { exitCode: event.code, signal: null } : { exitCode: null, signal: event.signal };
-      command.clearTimers();
-      // A descendant may hold the pipes open for ever: after the drain bound the runner stops forwarding them.
-      command.timers.push(setTimeout(() => this.#send(FRAME.drained, id), command.task.drainMs));
-      return;
-    }
-    if (event.type === 'workdir') command.failure = { error: chdirFailure(event.errno, command.task.cwd), runnerFailed: false };
-    else if (event.type === 'error') command.failure = { error: runnerFailure(event.code, event.message), runnerFailed: true, ...(event.code ? { code: event.code } : {}) };
+  /** The far end said nothing of this command by its timeout: the call ends, and so does the channel, which no
+   * later call could trust. */
+  #silent(id: number, ms: number): void {
+    const command = this.#commands.get(id);
+    if (!command) return;
+    this.#commands.delete(id);
+    command.life.fail({ error: remoteErrors.noAnswer(this.#label, ms), runnerFailed: false });
+    command.listener.gone();
+    this.#end(this.#lostText());
   }
 
-  /** The output is over (the relay wrote all of it before the frame that says so): the capture finishes and the
-   * result goes out once. */
-  #settle(id: number, command: RemoteCommand, leftover: number): void {
-    if (command.settled) return;
-    command.settled = true;
-    command.clearTimers();
-    binding.relayUnroute(this.#relay, id);
-    const { captureId } = command.task;
-    const failure = command.failure ?? (command.ended ? undefined : { error: this.#lostText(), runnerFailed: false });
-    try {
-      // Readable once on stderr, as a local failure is, for handles that never reject.
-      if (failure && !command.cause) binding.write(captureId, 1, Buffer.from(`${failure.error}\n`));
-      binding.finish(captureId);
-    } catch {
-      // The handle was released first: its capture is gone and takes nothing more.
-    }
-    // A killed command leaves nothing behind: what escaped its group (setsid, a double fork) ends with its runner.
-    if (command.cause && command.ended) this.#send(FRAME.release, id);
-    command.listener.result(this.#result(command, failure, command.cause ? 0 : leftover));
+  /** Ends the channel from this side; its commands in flight fail with `why`. */
+  #end(why: string): void {
+    this.#ended ??= why;
+    this.#child.kill('SIGKILL');
+    this.#markCut();
   }
 
-  #result(command: RemoteCommand, failure: Failure | undefined, leftover: number): SupervisorResult {
-    const cause = command.cause ?? null;
-    const enforcement = command.started?.enforcement ?? 'none';
-    if (command.ended) return { kind: 'ended', ...command.ended, cause, enforcement, leftover };
-    if (cause && !command.failure) return { kind: 'ended', exitCode: null, signal: 'SIGKILL', cause, enforcement, leftover: 0 };
-    return { kind: 'failed', ...failure! };
-  }
-
-  /** The channel ended: every command in flight fails with the host's line, its processes there end with their
-   * lifelines (the runner drops them all when its stdin ends). */
+  /** The channel ended: every command in flight fails with the host's line (a command that ended meanwhile keeps its
+   * result); its processes there end with their lifelines (the runner drops them all when its stdin ends). */
   #lose(): void {
     this.#lost = true;
-    for (const [id, command] of this.#commands) this.#fail(id, command, this.#lostText());
+    for (const [id, command] of this.#commands) {
+      this.#commands.delete(id);
+      clearTimeout(command.silence);
+      command.life.lost(this.#ended ?? this.#lostText());
+      void command.life.result.then(() => command.listener.gone());
+    }
   }
+}
 
-  #fail(id: number, command: RemoteCommand, error: string): void {
-    if (!command.failure && !command.ended) command.failure = { error, runnerFailed: false };
-    command.cause = undefined;
-    this.#commands.delete(id);
-    this.#settle(id, command, 0);
-    command.listener.gone();
+/** A command that cannot go on this stream: it fails as a local one that could not start, its reason once on stderr. */
+export function failAlone(task: SupervisorTask, listener: LaunchListener, error: string): void {
+  try {
+    loadBinding().write(task.captureId, 1, Buffer.from(`${error}\n`));
+    loadBinding().finish(task.captureId);
+  } catch {
+    // The handle was released first.
   }
+  listener.result({ kind: 'failed', error, runnerFailed: false });
+  listener.gone();
 }

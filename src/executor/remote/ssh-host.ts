@@ -8,16 +8,17 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { remoteErrors, supervisionErrors } from '../../contract/index.js';
 import { loadBinding } from '../../native/loader.js';
-import { hostLabel, type SshHost } from './config.js';
+import type { SshHost } from '../ssh-options.js';
+import { hostLabel } from './config.js';
 import { RunnerStream } from './runner-stream.js';
 
 /** How long a new master may take to authenticate before the attempt counts as failed. */
 const CONNECT_MS = 20_000;
+/** How long a master may take to exit on SIGTERM before it is killed. */
+const CLOSE_MS = 2000;
 /** Seconds between keep-alive probes, and how many may go unanswered before the connection counts as dropped. */
 const ALIVE_INTERVAL_S = 2;
 const ALIVE_COUNT = 3;
-
-const binding = loadBinding();
 
 export class SshConnection {
   readonly host: SshHost;
@@ -75,7 +76,7 @@ export class SshConnection {
   async channel(): Promise<RunnerStream> {
     await this.#connect();
     // The channel's stdout is a pipe of the native relay's, which reads it on a thread of its own.
-    const [stdout, theirs] = binding.pipe();
+    const [stdout, theirs] = loadBinding().pipe();
     let child: ChildProcess;
     try {
       child = spawn('ssh', [...this.options(), '-o', 'ControlMaster=no', '-T', this.host.host, `exec ${shellQuote(this.host.runnerPath)} --stdio`], {
@@ -83,15 +84,15 @@ export class SshConnection {
         env: sshEnv(),
       });
     } catch (error) {
-      binding.closeFd(stdout);
+      loadBinding().closeFd(stdout);
       throw error;
     } finally {
-      binding.closeFd(theirs);
+      loadBinding().closeFd(theirs);
     }
     child.on('error', () => {});
     // ssh's last word (the runner missing there, the far end closing) completes the line.
     const stderr = lastLine(child);
-    return new RunnerStream(child, stdout, () => remoteErrors.hostLost(this.label, stderr()));
+    return new RunnerStream(child, stdout, this.label, () => remoteErrors.hostLost(this.label, stderr()));
   }
 
   /** Ends the master connection: every channel over it ends with it. */
@@ -102,9 +103,14 @@ export class SshConnection {
     await master?.ready.catch(() => undefined);
     const child = master?.child;
     if (child && running(child)) {
+      // The master was let go of (unref) while it served; its end is waited for now, so it must hold the process
+      // until then: an awaited close() would otherwise leave nothing to keep the event loop alive.
+      child.ref();
       const exited = new Promise((resolve) => child.once('close', resolve));
       child.kill('SIGTERM');
+      const kill = setTimeout(() => child.kill('SIGKILL'), CLOSE_MS);
       await exited;
+      clearTimeout(kill);
     }
   }
 

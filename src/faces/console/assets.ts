@@ -1,9 +1,10 @@
 // The page's static files (no build step) and the pinned browser libraries, served from node_modules.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ShellringError } from '../../errors.js';
+import { facePeerError } from '../peers.js';
 
 export interface Asset {
   body: Buffer;
@@ -34,7 +35,8 @@ export class Assets {
   readonly csp: string;
 
   constructor() {
-    for (const name of ['app.js', 'output.js', 'api.js', 'style.css']) {
+    // Every script and stylesheet of the page (index.html is served with its CSRF value, below).
+    for (const name of readdirSync(PAGE).filter((file) => /\.(js|css)$/.test(file))) {
       this.#files.set(`console/${name}`, { body: readFileSync(new URL(name, PAGE)), type: TYPES[name.split('.').pop()!]! });
     }
     for (const [name, [pkg, file]] of Object.entries(VENDOR)) {
@@ -69,7 +71,12 @@ export class Assets {
 
 /** A dependency's directory, found from its entry point (its exports map may not expose package.json). */
 function packageRoot(name: string): string {
-  let dir = dirname(createRequire(import.meta.url).resolve(name));
+  let dir: string;
+  try {
+    dir = dirname(createRequire(import.meta.url).resolve(name));
+  } catch (error) {
+    throw facePeerError(error, 'The web console', ['console']);
+  }
   while (!existsSync(join(dir, 'package.json')) || !dir.endsWith(name)) {
     const parent = dirname(dir);
     if (parent === dir) throw new ShellringError('SHELLRING_INVALID_CONFIG', `cannot find the installed package ${name}`);

@@ -6,10 +6,14 @@ import { waitingLine } from '../../contract/index.js';
 
 export interface SessionRow {
   id: string;
+  /** The name people know it by: its MCP client's, or the library's session label. */
+  label?: string;
   cwd: string;
   /** The standing sandbox mode, or `unconfined` when the runtime has no sandbox. */
   mode: string;
   liveJobs: number;
+  /** Approvals its calls wait for: in this console, or asked of its client's user (MCP 2026-07-28 round trips). */
+  approvals: number;
   lastActivity?: number;
 }
 
@@ -28,6 +32,10 @@ export interface JobRow {
   bytes: number;
   /** A tool call is still waiting on this job. */
   waited: boolean;
+  /** Its command runs on a terminal: the panel shows the screen and takes typing. */
+  terminal?: true;
+  /** The approved escalation its command runs under. */
+  escalation?: string;
   callId?: string;
   command: string;
 }
@@ -35,6 +43,8 @@ export interface JobRow {
 export interface ApprovalRow {
   id: string;
   sessionId: string;
+  /** The tool call that waits for it, when known. */
+  callId?: string;
   reason: string;
   requestedAt: number;
   command?: string;
@@ -76,6 +86,8 @@ export function snapshot(runtime: Runtime, timeline: Timeline, approvals: Consol
       ...(job.settledAt !== undefined ? { settledAt: job.settledAt } : {}),
       bytes: bytesOf(runtime, job.id),
       waited: job.foreground && (job.state === 'running' || job.state === 'stopping'),
+      ...(runtime.jobs?.hasTerminal(job.id) ? { terminal: true as const } : {}),
+      ...(job.escalation !== undefined ? { escalation: job.escalation } : {}),
       ...(job.callId !== undefined ? { callId: job.callId } : {}),
       command: card?.command ?? job.label,
     };
@@ -84,25 +96,31 @@ export function snapshot(runtime: Runtime, timeline: Timeline, approvals: Consol
   for (const job of jobs) {
     if (job.state === 'running' || job.state === 'stopping') live.set(job.sessionId, (live.get(job.sessionId) ?? 0) + 1);
   }
+  const pending = approvals?.pending() ?? [];
+  const asking = new Map<string, number>();
+  for (const entry of pending) asking.set(entry.sessionId, (asking.get(entry.sessionId) ?? 0) + 1);
   return {
     now: Date.now(),
     sandboxed: runtime.sandbox !== undefined,
     modes: runtime.sandbox ? [...runtime.sandbox.modes] : [],
     sessions: sessions.map((session) => ({
       id: session.id,
+      ...(session.label !== undefined ? { label: session.label } : {}),
       cwd: session.cwd,
       mode: runtime.sandbox?.modeFor(session.id) ?? 'unconfined',
       liveJobs: live.get(session.id) ?? 0,
+      approvals: (asking.get(session.id) ?? 0) + timeline.awaiting(session.id),
       ...(timeline.lastActivity(session.id) !== undefined ? { lastActivity: timeline.lastActivity(session.id) } : {}),
     })),
     jobs,
-    approvals: (approvals?.pending() ?? []).map((entry) => {
+    approvals: pending.map((entry) => {
       const card = entry.callId ? timeline.card(entry.sessionId, entry.callId) : undefined;
       const command = entry.command ?? card?.command;
       const cwd = entry.cwd ?? card?.cwd;
       return {
         id: entry.id,
         sessionId: entry.sessionId,
+        ...(entry.callId !== undefined ? { callId: entry.callId } : {}),
         kind: entry.kind,
         reason: entry.reason,
         requestedAt: entry.requestedAt,

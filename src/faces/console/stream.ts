@@ -41,6 +41,8 @@ export class ConsoleStream {
   readonly #cards = new Map<string, CallCard>();
   readonly #cleanup: (() => void)[] = [];
   #stateDirty = true;
+  /** Whether the session's cards held at connection time have all been sent (the page is told once). */
+  #synced = false;
   #stateAt = 0;
   #closed = false;
   #blocked = false;
@@ -130,6 +132,10 @@ export class ConsoleStream {
     for (const [id, card] of this.#cards) {
       this.#cards.delete(id);
       if (!this.#send('card', card)) return;
+    }
+    if (!this.#synced) {
+      this.#synced = true;
+      if (!this.#send('synced', {})) return;
     }
     for (const jobId of this.#followed()) {
       if (this.#sent - this.#acked >= WINDOW) return;

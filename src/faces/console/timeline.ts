@@ -51,10 +51,17 @@ export interface CallCard {
   /** Arguments of tools other than bash, as text. */
   argsText?: string;
   result?: CardResult;
+  /**
+   * The call returned to ask its client for an answer (an approval, MCP 2026-07-28) and waits for its retry until
+   * this time; `result` is what the model reads if none comes.
+   */
+  suspendedUntil?: number;
 }
 
 interface SessionCards {
   cards: Map<string, CallCard>;
+  /** Cards whose call returned to ask its client and waits for the retry (suspendedUntil set). */
+  suspended: Set<CallCard>;
   /** What the cards hold now, counted as `cardBytes` does. */
   bytes: number;
 }
@@ -90,6 +97,14 @@ export class Timeline {
     return this.#bytes;
   }
 
+  /** Calls of the session that wait for their client's answer to an approval, until their time runs out. */
+  awaiting(sessionId: string, now = Date.now()): number {
+    const suspended = this.#sessions.get(sessionId)?.suspended;
+    if (!suspended) return 0;
+    for (const card of suspended) if (card.suspendedUntil! <= now) suspended.delete(card);
+    return suspended.size;
+  }
+
   lastActivity(sessionId: string): number | undefined {
     return this.#lastActivity.get(sessionId);
   }
@@ -122,17 +137,29 @@ export class Timeline {
   #record(event: CallEvent): void {
     this.touch(event.sessionId, event.at);
     let session = this.#sessions.get(event.sessionId);
-    if (!session) this.#sessions.set(event.sessionId, (session = { cards: new Map(), bytes: 0 }));
+    if (!session) this.#sessions.set(event.sessionId, (session = { cards: new Map(), suspended: new Set(), bytes: 0 }));
     let card = session.cards.get(event.callId);
-    if (event.type === 'started') {
+    if (event.type === 'started' && !card) {
       card = this.#started(event);
       session.cards.set(card.callId, card);
       this.#count(session, cardBytes(card));
     } else {
       if (!card) return;
       const before = cardBytes(card);
-      card.endedAt = event.at;
-      card.result = cardResult(event.result);
+      if (event.type === 'started') {
+        // The retry that answers a suspended call continues its card.
+        delete card.endedAt;
+        delete card.result;
+        delete card.suspendedUntil;
+        session.suspended.delete(card);
+      } else {
+        card.endedAt = event.at;
+        card.result = cardResult(event.result);
+        if (event.suspendedUntil !== undefined) {
+          card.suspendedUntil = event.suspendedUntil;
+          session.suspended.add(card);
+        }
+      }
       this.#count(session, cardBytes(card) - before);
     }
     this.#bound(session, card);
@@ -152,6 +179,7 @@ export class Timeline {
       if (cards.size <= CARDS_PER_SESSION) break;
       this.#count(session, -cardBytes(card));
       cards.delete(id);
+      session.suspended.delete(card);
     }
     for (const card of cards.values()) {
       if (session.bytes <= TIMELINE_BYTES_PER_SESSION || card === newest) break;
@@ -164,6 +192,7 @@ export class Timeline {
       if (session.bytes <= TIMELINE_BYTES_PER_SESSION || card === newest) break;
       this.#count(session, -cardBytes(card));
       cards.delete(id);
+      session.suspended.delete(card);
     }
   }
 

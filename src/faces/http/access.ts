@@ -1,5 +1,6 @@
 // Who may talk to the HTTP face: the Host check (DNS rebinding), the Origin check (other sites' pages) and the token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthBackoff } from './auth-backoff.js';
 import { replyError, RPC } from './reply.js';
 import { presentedToken, tokenMatches } from './token.js';
 
@@ -21,6 +22,8 @@ export interface AccessOptions {
   allowedOrigins?: readonly string[];
   /** More parameters of the 401 challenge for this request (its `resource_metadata`), with a leading comma. */
   challengeParameters?: (req: IncomingMessage) => string;
+  /** Slows down an address that keeps presenting wrong credentials. */
+  backoff?: AuthBackoff;
 }
 
 export class Access {
@@ -29,6 +32,7 @@ export class Access {
   readonly #allowedHosts: Set<string>;
   readonly #allowedOrigins: Set<string>;
   readonly #challengeParameters: AccessOptions['challengeParameters'];
+  readonly #backoff: AuthBackoff | undefined;
 
   constructor(options: AccessOptions) {
     this.#token = options.token;
@@ -36,6 +40,7 @@ export class Access {
     this.#allowedHosts = new Set([...LOOPBACK_NAMES, bracketed(options.host)]);
     this.#allowedOrigins = new Set(options.allowedOrigins ?? []);
     this.#challengeParameters = options.challengeParameters;
+    this.#backoff = options.backoff;
   }
 
   /** Host and Origin: answers 403 and returns false when the request comes from where it must not. */
@@ -53,10 +58,18 @@ export class Access {
     return true;
   }
 
-  /** The token: answers 401 with a Bearer challenge and returns false unless the request presents it. */
+  /**
+   * The token: answers 401 with a Bearer challenge and returns false unless the request presents it, or 429 when
+   * its address presented too many wrong credentials (a request with none is no guess, and is not counted).
+   */
   checkToken(req: IncomingMessage, res: ServerResponse): boolean {
     const { token, scheme } = presentedToken(req);
     if (tokenMatches(this.#token, token)) return true;
+    const wait = scheme === 'none' ? undefined : this.#backoff?.failed(req);
+    if (wait !== undefined) {
+      replyError(res, 429, RPC.unauthorized, tooManyWrong(wait), { 'retry-after': String(wait) });
+      return false;
+    }
     const presented = scheme === 'bearer';
     const message =
       scheme === 'other'
@@ -75,6 +88,11 @@ export class Access {
     if (!host) return false;
     return origin === `http://${host}` || origin === `https://${host}`;
   }
+}
+
+/** The answer to a wrong credential from an address that presented too many. */
+export function tooManyWrong(seconds: number): string {
+  return `Too many wrong credentials from this address: retry after ${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 function hostnameOf(header: string | undefined): string {

@@ -1,6 +1,7 @@
 // Structured JSON logs of the HTTP face (pino): sessions and tool calls; never output or environment values, and
 // command text only when asked for.
 import type { Logger } from 'pino';
+import type { BackoffEvent } from './auth-backoff.js';
 import type { Observer } from './observer.js';
 import { outcomeOf } from './outcome.js';
 
@@ -34,4 +35,9 @@ export function logObserver(logger: Logger, { logCommands = false }: LogOptions 
 function commandOf(args: unknown): string | undefined {
   const command = (args as { command?: unknown } | null)?.command;
   return typeof command === 'string' ? command : undefined;
+}
+
+/** The line an address's block writes: one per block, however many requests it then refuses. */
+export function logBackoff(logger: Logger): (event: BackoffEvent) => void {
+  return (event) => logger.warn({ event: 'auth.backoff', ...event }, 'wrong credentials: backing off');
 }

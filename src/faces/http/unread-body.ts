@@ -1,5 +1,6 @@
 // A response that goes out before its request's body was read (a refusal: no token, another site, too large) ends
-// the connection: the rest of the body is never read, so refusing a gigabyte costs what refusing a byte costs.
+// the connection: the rest of the body is never read, so refusing a gigabyte costs what refusing a byte costs. Every
+// refused connection ends the same way (lingerThenClose), a bound after its answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -22,18 +23,21 @@ export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): vo
 }
 
 /**
- * Ends a connection whose client may still be sending. Closing a socket with bytes unread resets the connection,
- * and a reset that reaches the client before it has read the answer makes its kernel drop the answer (on loopback
- * that was most refusals). So nothing more is read (the unread bytes fill the kernel's buffers, which stops the
- * client), the answer and a FIN go out now, and the socket is closed LINGER_MS later.
+ * Ends a connection whose client may still be sending (or never closes its side: after a FIN, Node keeps a socket
+ * until the client's FIN, which a client that stopped talking never sends). Closing a socket with bytes unread
+ * resets the connection, and a reset that reaches the client before it has read the answer makes its kernel drop the
+ * answer (on loopback that was most refusals). So nothing more is read (the unread bytes fill the kernel's buffers,
+ * which stops the client), the answer (`last`, when the response is not Node's) and a FIN go out now, and the socket
+ * is closed LINGER_MS later.
  */
-function lingerThenClose(socket: Socket): void {
+export function lingerThenClose(socket: Socket, last?: string): void {
   // Node ends a `Connection: close` response's socket with destroySoon(), which closes it once the FIN is out.
   socket.removeListener('finish', socket.destroy);
   // Node resumes a finished request to throw its body away, which resumes the socket a tick later: paused again.
   socket.pause();
   socket.on('resume', () => socket.pause());
-  socket.end();
+  if (last === undefined) socket.end();
+  else socket.end(last);
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));

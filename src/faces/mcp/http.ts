@@ -1,28 +1,27 @@
 // The MCP server over streamable HTTP (node:http): token, limits, idle expiry, drain, health, metrics and logs; each
 // MCP session is its own runtime session, closed with it.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { admissionErrors } from '../../contract/index.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { Access, bracketed, isLoopback } from '../http/access.js';
-import { serverBudget, type RetainedStore } from '../http/budget.js';
+import { AuthBackoff } from '../http/auth-backoff.js';
+import type { RetainedStore } from '../http/budget.js';
 import type { EventStoreLimits } from '../http/event-store.js';
-import { CommandCounter, type CommandLimits } from '../http/limits.js';
-import { logObserver } from '../http/log.js';
-import { createMetrics } from '../http/metrics.js';
-import { fanOut, type Observer } from '../http/observer.js';
-import { replyError, replyText, RPC } from '../http/reply.js';
-import { closeIfBodyUnread } from '../http/unread-body.js';
+import type { CommandLimits } from '../http/limits.js';
+import { listen, type Listener } from '../http/listener.js';
+import { logBackoff } from '../http/log.js';
+import type { Observer } from '../http/observer.js';
 import { checkTokenValue, generateToken } from '../http/token.js';
 import { ResourceMetadata, type ResourceMetadataOptions } from '../http/resource-metadata.js';
 import { faceRuntimeOptions } from '../runtime-options.js';
 import { SessionRoutes } from './routes.js';
 import { checkProgressInterval } from './progress.js';
-import { HttpSessions } from './sessions.js';
 import { ShellringError } from '../../errors.js';
-import { checkInstanceId, ModernEndpoint } from './modern/endpoint.js';
+import { checkInstanceId } from './modern/endpoint.js';
+import { HttpRouter, type ConsoleRequestHandler } from './http-router.js';
+import { composeSessions } from './http-parts.js';
+import type { HttpSessions } from './sessions.js';
+import type { ModernEndpoint } from './modern/endpoint.js';
 
 export interface HttpServeOptions extends CommandLimits {
   /** Default 127.0.0.1. */
@@ -50,6 +49,11 @@ export interface HttpServeOptions extends CommandLimits {
   token?: string;
   /** Origins allowed besides the server's own, exact `scheme://host[:port]`. */
   allowedOrigins?: string[];
+  /**
+   * Slows down addresses that present wrong credentials (429 with Retry-After, a log line per block). Default: one of
+   * this server's own, on `clock`; pass the console's too, so sign-ins and bearer tokens count together.
+   */
+  authBackoff?: AuthBackoff;
   /** Directories confined commands see empty, such as the one holding the token file. */
   hiddenPaths?: string[];
   /**
@@ -57,12 +61,12 @@ export interface HttpServeOptions extends CommandLimits {
    * the Host and Origin checks; the token check comes first too, unless the handler has `judgesAccess: true` (as
    * createConsoleHandler's does: it signs browsers in and judges cookie and token itself).
    */
-  consoleHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  consoleHandler?: ConsoleRequestHandler;
   /** Open MCP sessions at most; more get 503. Default 500. */
   maxSessions?: number;
   /** A session with no request for this long and no call in flight is closed. Default 30 minutes; 0 never. */
   idleTimeoutMs?: number;
-  /** The clock idle expiry reads, in milliseconds (tests inject one). Default Date.now. */
+  /** The clock idle expiry (and the default auth back-off) reads, in milliseconds (tests inject one). Default Date.now. */
   clock?: () => number;
   /** Largest request body. Default 4 MiB. */
   maxBodyBytes?: number;
@@ -70,6 +74,13 @@ export interface HttpServeOptions extends CommandLimits {
   headersTimeoutMs?: number;
   /** A client must send its whole request (headers and body) within this time. Default 30000. */
   requestTimeoutMs?: number;
+  /**
+   * Open connections at most; at the cap a new one sheds the oldest that never sent a whole request, else the oldest
+   * idle one (see connections.ts). Default: the descriptor limit less those open at start less `descriptorReserve`.
+   */
+  maxConnections?: number;
+  /** Descriptors kept for the sessions' commands below the limit. Default a quarter of the limit, at least 256. */
+  descriptorReserve?: number;
   /** Bounds of each session's event store (what a reconnecting client can resume). */
   events?: EventStoreLimits;
   /** Other stores that keep bytes per session (a console's timeline): counted on /metrics and in the budget. */
@@ -120,34 +131,16 @@ export interface HttpServer {
 export const DEFAULT_MAX_SESSIONS = 500;
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
-/** How long a refused client is asked to wait before it tries again. */
-const RETRY_AFTER_SECONDS = '5';
 
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServer> {
-  if (options.runtime && (options.runtimeOptions || options.sandboxMode !== undefined)) {
-    throw new ShellringError('SHELLRING_INVALID_CONFIG', 'serveHttp: pass either an existing runtime or options to create one, not both');
-  }
   const host = options.host ?? '127.0.0.1';
-  if (options.token === undefined && !isLoopback(host)) {
-    throw new ShellringError(
-      'SHELLRING_NO_TOKEN',
-      `refusing to serve on ${host} without an explicit token: anyone who can reach that address could run commands; give a token (--token-file FILE or SHELLRING_TOKEN)`,
-    );
-  }
-  const token = options.token === undefined ? generateToken() : checkTokenValue(options.token, 'the token option');
+  const token = checkOptions(options, host);
   checkInstanceId(options.instanceId);
   const progressIntervalMs = checkProgressInterval(options.progressIntervalMs);
   const endpoint = options.path ?? '/mcp';
-  // The port is known once listening; a request without a usable Host header is answered after that.
-  let port = 0;
-  const resourceMetadata = new ResourceMetadata(options.oauth, { endpoint, fallbackHost: () => `${bracketed(host)}:${port}` });
-  const access = new Access({ host, token, allowedOrigins: options.allowedOrigins, challengeParameters: (req) => resourceMetadata.challengeParameter(req) });
-  const consoleHandler = options.consoleHandler;
+  const logger = options.logger ?? pino({ enabled: false });
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const routes = options.routes ?? new SessionRoutes();
-  const retainedStores = options.retainedStores ?? [];
-  const owned = options.runtime === undefined;
   const runtime =
     options.runtime ??
     (await createRuntime(
@@ -155,163 +148,31 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
     ));
   for (const path of options.hiddenPaths ?? []) runtime.sandbox?.hide(path);
   const unlisten = routes.listen(runtime);
-  const logger = options.logger ?? pino({ enabled: false });
+  // The port is known once listening; a request without a usable Host header is answered after that.
+  let listener: Listener | undefined;
+  const resourceMetadata = new ResourceMetadata(options.oauth, { endpoint, fallbackHost: () => `${bracketed(host)}:${listener?.port ?? 0}` });
+  const access = new Access({
+    host,
+    token,
+    allowedOrigins: options.allowedOrigins,
+    challengeParameters: (req) => resourceMetadata.challengeParameter(req),
+    backoff: options.authBackoff ?? new AuthBackoff({ clock: options.clock, onBlock: logBackoff(logger) }),
+  });
   let draining = false;
-  // The metrics read the session table lazily, at scrape time, after it exists.
-  const metrics =
-    options.metrics === false
-      ? undefined
-      : createMetrics(runtime, {
-          sessions: () => sessions.size,
-          callsInFlight: () => sessions.callsInFlight,
-          retained: () => ({
-            events: sessions.retainedBytes(),
-            ...Object.fromEntries(retainedStores.map((store) => [store.name, store.bytes()])),
-          }),
-          retainedBudget: serverBudget(maxSessions, options.events, retainedStores),
-        });
-  const observer = fanOut([
-    logObserver(logger, { logCommands: options.logCommands }),
-    ...(metrics ? [metrics.observer] : []),
-    ...(options.observers ?? []),
-  ]);
-  const sessions = new HttpSessions({
+  const parts = composeSessions(options, {
     runtime,
     routes,
-    cwd: options.cwd ?? process.cwd(),
-    counter: new CommandCounter(runtime, options),
-    observer,
-    events: options.events,
-    maxBodyBytes: options.maxBodyBytes,
-    clock: options.clock,
+    logger,
     progressIntervalMs,
-    gate: () => {
-      if (!draining) return undefined;
-      observer.refused('draining');
-      return admissionErrors.draining;
-    },
+    maxSessions,
+    draining: () => draining,
+    connections: () => listener?.connections,
   });
-
-  // 2026-07-28 requests: no protocol sessions; state by handle or principal, in the same runtime.
-  const modern = new ModernEndpoint({
-    runtime,
-    routes,
-    cwd: options.cwd ?? process.cwd(),
-    instanceId: options.instanceId,
-    maxBodyBytes: options.maxBodyBytes,
-    progressIntervalMs,
-    sessions,
-    clock: options.clock,
-  });
-
-  function full(): boolean {
-    return sessions.size + sessions.opening >= maxSessions;
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    // Probes need no token: they tell a platform whether to route here, and reveal nothing else.
-    if (url.pathname === '/healthz') return replyText(res, 200, 'ok\n');
-    if (url.pathname === '/readyz') {
-      if (draining) return replyText(res, 503, 'draining\n');
-      if (full()) return replyText(res, 503, `at the session limit (${maxSessions})\n`);
-      return replyText(res, 200, 'ready\n');
-    }
-    if (!access.checkSite(req, res)) return;
-    if (resourceMetadata.serves(url.pathname)) return resourceMetadata.reply(req, res);
-    const metricsPath = metrics !== undefined && url.pathname === '/metrics';
-    // A console that judges access itself (its sign-in form, then a cookie that is not the token) gets its requests
-    // unchecked; the MCP endpoint and /metrics take the bearer token only.
-    if (consoleHandler && isJudging(consoleHandler) && url.pathname !== endpoint && !metricsPath) return consoleHandler(req, res);
-    if (!access.checkToken(req, res)) return;
-    if (url.pathname === endpoint) return mcp(req, res);
-    if (metricsPath && (req.method === 'GET' || req.method === 'HEAD')) {
-      return replyText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
-    }
-    if (consoleHandler) return consoleHandler(req, res);
-    return replyError(res, 404, RPC.serverError, `Not found: ${url.pathname}`);
-  }
-
-  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (modern.claims(req)) {
-      if (draining) {
-        observer.refused('draining');
-        return replyError(res, 503, RPC.overloaded, 'Service unavailable: this server is shutting down', { 'retry-after': RETRY_AFTER_SECONDS });
-      }
-      return modern.handle(req, res);
-    }
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const entry = sessions.get(sessionId);
-      // An unknown id may be one that expired, or one another instance serves (lost affinity): the client starts over.
-      if (!entry) return replyError(res, 404, RPC.sessionNotFound, 'Session not found');
-      return sessions.handle(entry, req, res);
-    }
-    if (req.method !== 'POST') return replyError(res, 400, RPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
-    if (draining) {
-      observer.refused('draining');
-      return replyError(res, 503, RPC.overloaded, 'Service unavailable: this server is shutting down and opens no new sessions', {
-        'retry-after': RETRY_AFTER_SECONDS,
-      });
-    }
-    if (full()) {
-      observer.refused('session-limit');
-      return replyError(
-        res,
-        503,
-        RPC.overloaded,
-        `Service unavailable: this server is at its session limit (${maxSessions}); close an unused session or retry later`,
-        { 'retry-after': RETRY_AFTER_SECONDS },
-      );
-    }
-    sessions.opening += 1;
-    try {
-      await sessions.open(req, res);
-    } finally {
-      sessions.opening -= 1;
-    }
-  }
-
-  const http = createServer(
-    {
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
-      // The timeouts above are enforced on this tick; Node's default (30 s) would let a slow client stay far longer.
-      connectionsCheckingInterval: 1000,
-      // Longer than any client's or proxy's idle keep-alive: with Node's 5 s, a busy client reusing a connection the
-      // server is just closing gets ECONNRESET on a POST it cannot safely retry.
-      keepAliveTimeout: 65_000,
-    },
-    (req, res) => {
-      closeIfBodyUnread(req, res);
-      handle(req, res).catch((error: unknown) => {
-        logger.error({ event: 'request.failed', err: error }, 'request failed');
-        replyError(res, 500, RPC.internal, `Internal error: ${(error as Error)?.message ?? String(error)}`);
-      });
-    },
-  );
-  // A client that sends garbage, or is too slow, loses its own connection and nothing else.
-  http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, host, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  port = (http.address() as AddressInfo).port;
-  const sweep =
-    idleTimeoutMs > 0
-      ? setInterval(() => {
-          sessions.expireIdle(idleTimeoutMs);
-          modern.expireIdle(idleTimeoutMs);
-        }, Math.min(Math.max(idleTimeoutMs / 10, 50), 10_000))
-      : undefined;
-  sweep?.unref();
+  const { sessions, modern } = parts;
+  const router = new HttpRouter({ ...parts, endpoint, access, resourceMetadata, consoleHandler: options.consoleHandler, maxSessions, draining: () => draining });
+  listener = await listen((req, res) => router.handle(req, res), { ...options, host, logger });
+  const { http, port } = listener;
+  const sweep = idleSweep(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, sessions, modern);
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -325,7 +186,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       await modern.close();
       await stopped;
       unlisten();
-      if (owned) await runtime.close();
+      if (options.runtime === undefined) await runtime.close();
     })();
     return closing;
   };
@@ -358,6 +219,30 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   };
 }
 
-function isJudging(handler: object): boolean {
-  return (handler as { judgesAccess?: unknown }).judgesAccess === true;
+/** The options judged before anything starts; returns the token requests must present (a generated one on a loopback address only). */
+function checkOptions(options: HttpServeOptions, host: string): string {
+  if (options.runtime && (options.runtimeOptions || options.sandboxMode !== undefined)) {
+    throw new ShellringError('SHELLRING_INVALID_CONFIG', 'serveHttp: pass either an existing runtime or options to create one, not both');
+  }
+  if (options.token === undefined && !isLoopback(host)) {
+    throw new ShellringError(
+      'SHELLRING_NO_TOKEN',
+      `refusing to serve on ${host} without an explicit token: anyone who can reach that address could run commands; give a token (--token-file FILE or SHELLRING_TOKEN)`,
+    );
+  }
+  return options.token === undefined ? generateToken() : checkTokenValue(options.token, 'the token option');
+}
+
+/** Closes sessions and 2026 states idle past the timeout (none when it is 0). */
+function idleSweep(idleTimeoutMs: number, sessions: HttpSessions, modern: ModernEndpoint): NodeJS.Timeout | undefined {
+  if (idleTimeoutMs <= 0) return undefined;
+  const sweep = setInterval(
+    () => {
+      sessions.expireIdle(idleTimeoutMs);
+      modern.expireIdle(idleTimeoutMs);
+    },
+    Math.min(Math.max(idleTimeoutMs / 10, 50), 10_000),
+  );
+  sweep.unref();
+  return sweep;
 }

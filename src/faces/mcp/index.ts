@@ -43,6 +43,8 @@ export type { StdioServeOptions, StdioServer } from './stdio.js';
 export { serveHttp } from './http.js';
 export type { HttpServeOptions, HttpServer } from './http.js';
 export { SessionRoutes } from './routes.js';
+export { AuthBackoff } from '../http/auth-backoff.js';
+export type { BackoffEvent, BackoffOptions } from '../http/auth-backoff.js';
 export type { SessionEndpoint, SessionRoutesOptions } from './routes.js';
 export { elicitApproval } from './approval.js';
 export { TOOL_ANNOTATIONS } from './annotations.js';

@@ -10,12 +10,13 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { PromptSection, Runtime } from '../../runtime/runtime.js';
 import type { Session } from '../../runtime/session.js';
 import { errorResult } from '../../tools/tool.js';
 import { sessionErrors } from '../../contract/index.js';
 import { packageVersion } from '../version.js';
 import { annotated } from './annotations.js';
+import { labelFromClient } from './client-label.js';
 import { elicitApproval } from './approval.js';
 import { checkProgressInterval, followProgress } from './progress.js';
 import type { SessionRoutes } from './routes.js';
@@ -43,10 +44,12 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
 
 /** The prompt sections as MCP instructions; with `session`, its own (the standing sandbox mode as of connecting). */
 export function instructionsOf(runtime: Runtime, session?: Session): string {
-  return (session ?? runtime)
-    .promptSections()
-    .map((section) => section.text)
-    .join('\n\n');
+  return joinSections((session ?? runtime).promptSections());
+}
+
+/** Prompt sections as one instructions text, in their order. */
+export function joinSections(sections: readonly PromptSection[]): string {
+  return sections.map((section) => section.text).join('\n\n');
 }
 
 export function createMcpServer({ runtime, session, routes, onClose, admit, progressIntervalMs }: McpServerOptions): Server {
@@ -55,6 +58,8 @@ export function createMcpServer({ runtime, session, routes, onClose, admit, prog
     { name: 'shellring', version: packageVersion() },
     { capabilities: { tools: {}, logging: {} }, instructions: instructionsOf(runtime, session) },
   );
+  // People know the session by its client's name (a console lists it so).
+  server.oninitialized = () => labelFromClient(session, server.getClientVersion());
   // Which MCP request a runtime call id belongs to, so an approval prompt rides on that request's stream.
   const calls = new Map<string, RequestId>();
 

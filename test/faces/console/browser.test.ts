@@ -1,75 +1,34 @@
 // The console in a real browser (Debian's chromium) against a real `shellring serve`, jobs started over MCP.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../../helpers/until.js';
-import { call, cli, httpTransport, jobIdOf, newClient, repo, textOf, workdir, type TestClient } from '../helpers.js';
+import { call, jobIdOf, textOf } from '../helpers.js';
+import { shot, startConsole, type LiveConsole } from './live.js';
 
-/** Debian's package installs it here (.ci/run installs it); CHROMIUM_PATH names another. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = join(repo, 'docs');
+/** How long a poll of the page waits: generous, the machine may be loaded; a poll ends as soon as it holds. */
+const SETTLE = { timeout: 20_000 };
 
-let serve: ChildProcess;
-let url: string;
-let token: string;
-let consoleUrl: string;
-let browser: Browser;
-let context: BrowserContext;
+let live: LiveConsole;
 let work: string;
-const clients: TestClient[] = [];
-const dialogs: string[] = [];
 
-async function connect(name: string): Promise<{ tc: TestClient; sessionId: string }> {
-  const tc = newClient(name);
-  const transport = httpTransport(url, token);
-  await tc.client.connect(transport);
-  clients.push(tc);
-  return { tc, sessionId: transport.sessionId! };
-}
+const connect = (name: string) => live.connect2025(name);
 
+/** The console, showing (and so pinned to) `sessionId` when one is named. */
 async function openPage(sessionId?: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1280, height: 900 });
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  await page.goto(`${consoleUrl}/`);
+  const page = await live.openPage();
   if (sessionId) await page.click(`[data-session="${sessionId}"]`);
   return page;
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
-  mkdirSync(SHOTS, { recursive: true });
-  work = workdir('console');
-  serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--cwd', work, '--sandbox', 'read-only'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  serve.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const signIn = await until(() => /^shellring: web console at (http:\/\/\S+)$/m.exec(stderr)?.[1], 20_000, 'the console address');
-  url = /listening on (\S+)/.exec(stderr)![1]!;
-  token = /generated for this run\): (\S+)/.exec(stderr)![1]!;
-  consoleUrl = new URL(signIn).origin;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  context = await browser.newContext({ acceptDownloads: true });
-  // Sign-in: the token once in the address, then the cookie; the address bar keeps no token.
-  const page = await context.newPage();
-  await page.goto(signIn);
-  expect(page.url()).toBe(`${consoleUrl}/`);
-  const [cookie] = await context.cookies();
-  expect(cookie).toMatchObject({ name: 'shellring_signin', httpOnly: true, sameSite: 'Strict' });
-  await page.close();
+  live = await startConsole('console');
+  work = live.work;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((tc) => tc.client.close().catch(() => {})));
-  await browser?.close();
-  serve?.kill('SIGINT');
-  expect(dialogs).toEqual([]);
+  await live?.close();
+  expect(live?.dialogs ?? []).toEqual([]);
 });
 
 describe('the web console in chromium', () => {
@@ -79,7 +38,8 @@ describe('the web console in chromium', () => {
     const jobId = jobIdOf(
       textOf(
         await call(tc.client, 'bash', {
-          command: 'for i in $(seq 1 40); do echo "step $i of 40"; sleep 0.25; done',
+          // Six steps, then the rest once the test has seen them in the page: it is seen while the command runs.
+          command: `for i in $(seq 1 6); do echo "step $i of 40"; done; until [ -e go-live ]; do sleep 0.05; done; for i in $(seq 7 40); do echo "step $i of 40"; done`,
           description: 'Count forty steps slowly',
           run_in_background: true,
         }),
@@ -89,14 +49,17 @@ describe('the web console in chromium', () => {
     // The session: its directory, mode, live jobs and last activity.
     const item = page.locator(`[data-session="${sessionId}"]`);
     await item.filter({ hasText: '1 live' }).waitFor();
-    expect(await item.textContent()).toMatch(new RegExp(`${work}read-only · 1 live · \\d+s ago`));
+    expect(await item.locator('[data-session-label]').textContent()).toBe('console-live');
+    expect(await item.locator('.cwd').textContent()).toBe(work);
+    expect(await item.locator('.meta').textContent()).toMatch(/^read-only1 live · \d+s ago$/);
     const output = page.locator(`pre[data-output="${jobId}"]`).first();
     await output.filter({ hasText: 'step 3 of 40' }).waitFor();
     // Seen in the page while the command still prints, not at its end.
     expect(await output.textContent()).not.toContain('step 40 of 40');
     await output.filter({ hasText: 'step 6 of 40' }).waitFor();
-    await expect.poll(() => page.locator(`[data-call] .label`).first().textContent()).toBe('Count forty steps slowly');
-    await page.screenshot({ path: join(SHOTS, 'console-live.png') });
+    writeFileSync(join(work, 'go-live'), '');
+    await expect.poll(() => page.locator(`[data-call] .label`).first().textContent(), SETTLE).toBe('Count forty steps slowly');
+    await shot(page, 'console-live', { docs: true });
     // The page read through its own cursor: the model still reads every line from the start.
     const read = textOf(await call(tc.client, 'job_output', { job_id: jobId, wait: true, timeout_ms: 30_000 }));
     expect(read.startsWith('step 1 of 40\nstep 2 of 40\n')).toBe(true);
@@ -112,15 +75,15 @@ describe('the web console in chromium', () => {
     await row.locator('[data-waited]').waitFor();
     await row.locator('button.stop').click();
     await page.fill('.stopform input[name="reason"]', 'the person needs the machine now');
-    await page.screenshot({ path: join(SHOTS, 'console-stop.png') });
+    await shot(page, 'console-stop', { docs: true });
     await page.click('.stopform button[type="submit"]');
     const text = textOf(await pending);
     expect(text).toBe('waiting\n[stopped: the person needs the machine now]\n[killed by signal: SIGTERM]');
     // The card ends with the exit pill parsed from that result.
     const card = page.locator('[data-call]').filter({ hasText: 'Wait for a whole minute' });
-    await expect.poll(() => card.locator('[data-pill]').textContent()).toBe('stopped');
-    await expect.poll(() => card.locator('[data-stopped]').textContent()).toBe('stopped: the person needs the machine now');
-    await expect.poll(() => card.locator('pre.result').textContent()).toContain('[stopped: the person needs the machine now]');
+    await expect.poll(() => card.locator('[data-pill]').textContent(), SETTLE).toBe('stopped');
+    await expect.poll(() => card.locator('[data-stopped]').textContent(), SETTLE).toBe('stopped: the person needs the machine now');
+    await expect.poll(() => card.locator('pre.result').textContent(), SETTLE).toContain('[stopped: the person needs the machine now]');
     await page.close();
   });
 
@@ -141,10 +104,17 @@ describe('the web console in chromium', () => {
     expect(shown).toContain(work);
     expect(shown).toContain('workspace-write');
     expect(shown).toContain('the task records that it ran');
-    await page.screenshot({ path: join(SHOTS, 'console-approval.png') });
+    // The call's card waits for the person, and the session is marked as waiting for one.
+    const card = page.locator('[data-call]').filter({ hasText: 'Append one line to the marker' });
+    await card.and(page.locator('[data-phase="console"]')).waitFor();
+    expect(await card.locator('[data-pill]').textContent()).toBe('waiting for your approval');
+    await page.locator(`[data-session="${sessionId}"] [data-asking]`).filter({ hasText: 'approval waiting' }).waitFor();
+    await shot(page, 'console-approval', { docs: true });
     await approval.locator('button.allow').click();
     expect(textOf(await first)).toBe('1\n');
     await approval.waitFor({ state: 'detached' });
+    await card.and(page.locator('[data-phase="ended"]')).waitFor();
+    await page.locator(`[data-session="${sessionId}"] [data-asking]`).waitFor({ state: 'detached' });
 
     const second = call(tc.client, 'bash', escalated);
     await approval.waitFor();
@@ -177,9 +147,9 @@ describe('the web console in chromium', () => {
       "printf '<img src=x onerror=alert(1)>\\n\\033[31mred words\\033[0m\\n\\033]8;;javascript:alert(3)\\033\\\\click me\\033]8;;\\033\\\\\\n<script>alert(2)</script>\\n'";
     const jobId = jobIdOf(textOf(await call(tc.client, 'bash', { command: `${hostile}; sleep 30`, description: 'Print hostile text live', run_in_background: true })));
     await call(tc.client, 'bash', { command: hostile, description: 'Print hostile text and end' });
-    const live = page.locator(`pre[data-output="${jobId}"]`);
+    const running = page.locator(`pre[data-output="${jobId}"]`);
     const done = page.locator('[data-call]').filter({ hasText: 'Print hostile text and end' }).locator('pre.result');
-    for (const block of [live, done]) {
+    for (const block of [running, done]) {
       await block.filter({ hasText: '<script>alert(2)</script>' }).waitFor();
       expect(await block.textContent()).toContain('<img src=x onerror=alert(1)>');
       expect(await block.locator('img, script, a, iframe').count()).toBe(0);
@@ -188,7 +158,7 @@ describe('the web console in chromium', () => {
     }
     expect(await page.locator('main img, main a[href^="javascript"]').count()).toBe(0);
     await page.waitForTimeout(300);
-    expect(dialogs).toEqual([]);
+    expect(live.dialogs).toEqual([]);
     await call(tc.client, 'job_kill', { job_id: jobId });
     await page.close();
   });
@@ -236,11 +206,11 @@ describe('the web console in chromium', () => {
     const pre = page.locator(`pre[data-output="${jobId}"]`).first();
     await pre.filter({ hasText: 'tick' }).waitFor();
     const atBottom = () => pre.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 4);
-    await expect.poll(atBottom).toBe(true);
+    await expect.poll(atBottom, SETTLE).toBe(true);
     await pre.evaluate((el) => (el.scrollTop = 0));
     const ticks = async () => (await pre.textContent())!.split('tick').length;
     const before = await ticks();
-    await expect.poll(ticks).toBeGreaterThan(before + 1);
+    await expect.poll(ticks, SETTLE).toBeGreaterThan(before + 1);
     expect(await pre.evaluate((el) => el.scrollTop)).toBe(0);
     await call(tc.client, 'job_kill', { job_id: jobId });
     await page.close();
@@ -265,6 +235,27 @@ describe('the web console in chromium', () => {
     await page.close();
   });
 
+  it('types into a terminal job from its panel: the REPL answers on the screen, and the model reads the reply', async () => {
+    const { tc, sessionId } = await connect('console-terminal');
+    const page = await openPage(sessionId);
+    const jobId = jobIdOf(
+      textOf(await call(tc.client, 'bash', { command: 'python3 -i -q', description: 'Start a Python REPL', run_in_background: true, tty: true })),
+    );
+    await page.locator(`tr[data-job="${jobId}"] button.open`).click();
+    const screen = page.locator(`[data-terminal="${jobId}"] [data-screen]`);
+    await screen.filter({ hasText: '>>>' }).waitFor(SETTLE);
+    await page.locator(`[data-terminal="${jobId}"] [data-typing]`).fill('print(6*7)');
+    await page.locator(`[data-terminal="${jobId}"] [data-typing]`).press('Enter');
+    await screen.filter({ hasText: '42' }).waitFor(SETTLE);
+    expect(await screen.textContent()).toMatch(/^>>> print\(6\*7\)\n42\n>>>/);
+    // The model reads what the person's typing produced.
+    await expect.poll(async () => textOf(await call(tc.client, 'job_output', { job_id: jobId })), SETTLE).toContain('42');
+    await page.locator(`[data-terminal="${jobId}"] button`, { hasText: 'ctrl-d' }).click();
+    const ended = textOf(await call(tc.client, 'job_output', { job_id: jobId, wait: true, timeout_ms: 30_000 }));
+    expect(ended).toContain('[status: completed, exit code: 0]');
+    await page.close();
+  });
+
   it('lists 200 jobs and scrolls to the last', async () => {
     const started: string[] = [];
     const opened = await Promise.all(Array.from({ length: 20 }, (_, i) => connect(`console-many-${i}`)));
@@ -277,16 +268,16 @@ describe('the web console in chromium', () => {
       }),
     );
     const page = await openPage();
-    await expect.poll(() => page.locator('tr[data-job]').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(200);
+    await expect.poll(() => page.locator('tr[data-job]').count(), SETTLE).toBeGreaterThanOrEqual(200);
     for (const id of started) expect(await page.locator(`tr[data-job="${id}"]`).count()).toBe(1);
     const scroller = page.locator('[data-tasks]');
     await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
     const last = page.locator('tr[data-job]').last();
-    await expect.poll(() => last.isVisible()).toBe(true);
+    await expect.poll(() => last.isVisible(), SETTLE).toBe(true);
     const box = (await last.boundingBox())!;
     const frame = (await scroller.boundingBox())!;
     expect(box.y + box.height).toBeLessThanOrEqual(frame.y + frame.height + 1);
-    await page.locator('.tasks').screenshot({ path: join(SHOTS, 'console-tasks.png') });
+    await shot(page.locator('.tasks'), 'console-tasks', { docs: true });
     await page.close();
     await Promise.all(opened.map(({ tc }) => tc.client.close()));
   }, 120_000);

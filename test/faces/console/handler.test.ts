@@ -26,12 +26,12 @@ describe('console handler', () => {
     expect(anonymous.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(anonymous.body).toContain('<form method="post" action="/" autocomplete="off">');
     expect(anonymous.body).toContain('<input type="password" name="token" id="token" required autofocus>');
-    expect(anonymous.body).toContain('<p id="message">Enter the token of this shellring server.</p>');
+    expect(anonymous.body).toContain('<p id="message" class="message">Enter the token of this shellring server.</p>');
     expect(anonymous.body).not.toContain('jsonrpc');
     expect((await fetchRaw(`${mounted.base}/api/stream`)).status).toBe(401);
     const wrong = await fetchRaw(`${mounted.base}/`, { method: 'POST', headers: form, body: 'token=wrong-token-000000000000' });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toContain('<p id="message">That token is not valid.</p>');
+    expect(wrong.body).toContain('<p id="message" class="message wrong">That token is not valid.</p>');
     expect(wrong.headers['set-cookie']).toBeUndefined();
 
     const posted = await fetchRaw(`${mounted.base}/`, { method: 'POST', headers: form, body: new URLSearchParams({ token: TOKEN }).toString() });
@@ -64,7 +64,7 @@ describe('console handler', () => {
     expect(link.status).toBe(400);
     expect(link.headers['set-cookie']).toBeUndefined();
     expect(link.body).toContain(
-      '<p id="message">Sign in with this form: this server takes no token in the address, where proxies and browser history keep it.</p>',
+      '<p id="message" class="message wrong">Sign in with this form: this server takes no token in the address, where proxies and browser history keep it.</p>',
     );
     await mounted.close();
     mounted = await mount({}, { linkSignIn: true, secureCookie: true });

@@ -3,10 +3,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/until.js';
 import { cli, workdir } from '../helpers.js';
+import { shot } from './live.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -15,6 +16,17 @@ let serve: ChildProcess;
 let origin: string;
 let token: string;
 let browser: Browser;
+
+/** What a person sees of a page's look: the body's colours and type, and the top bar's. */
+function look(page: Page) {
+  return page.evaluate(() => {
+    const style = (selector: string) => {
+      const css = getComputedStyle(document.querySelector(selector)!);
+      return { background: css.backgroundColor, color: css.color, font: css.fontFamily, size: css.fontSize, border: css.borderBottom };
+    };
+    return { body: style('body'), top: style('header.top'), brand: style('.brand') };
+  });
+}
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
@@ -58,6 +70,12 @@ describe('console sign-in in chromium', () => {
     expect(await page.textContent('#message')).toBe('Enter the token of this shellring server.');
     expect(await page.content()).not.toContain('jsonrpc');
 
+    // The sign-in page wears the console's look (its inline stylesheet is allowed by hash, or none of it applies).
+    const signInLook = await look(page);
+    expect(signInLook.body.background).toBe('rgb(247, 247, 248)');
+    expect(await page.locator('main.signin #sign-in.primary').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(31, 95, 191)');
+    await shot(page, 'console-sign-in', { docs: true });
+
     await page.fill('#token', `${token}x`);
     await page.click('#sign-in');
     await page.waitForSelector('#message');
@@ -67,6 +85,7 @@ describe('console sign-in in chromium', () => {
     await page.fill('#token', token);
     await Promise.all([page.waitForURL(`${origin}/`), page.click('#sign-in')]);
     await page.waitForSelector('text=No open session.');
+    expect(await look(page)).toEqual(signInLook);
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'shellring_signin', httpOnly: true, sameSite: 'Strict', secure: false });
     expect(cookie!.value).not.toContain(token);

@@ -88,3 +88,35 @@ describe('console stream', () => {
     expect(skipped + shown).toBe(400_000_000 + 1 + 'END-OF-OUTPUT\n'.length);
   });
 });
+
+describe('console snapshot', () => {
+  it("names sessions by their label, counts the approvals each waits for, and marks the end of a session's cards", async () => {
+    mounted = await mount({ sandbox: { mode: 'read-only' } });
+    const session = mounted.runtime.session({ id: 'labelled', label: 'nightly build', cwd: mkdtempSync(join(tmpdir(), 'shellring-snapshot-')) });
+    mounted.runtime.session({ id: 'plain' });
+    await session.callTool('bash', { command: 'echo one', description: 'Print one' });
+    reader = await openSse(`${mounted.base}/api/stream?session=labelled`, TOKEN);
+    const state = () => reader!.events.filter((e) => e.event === 'state').at(-1)?.data;
+    await until(() => state(), 10_000, 'a state');
+    expect(state().sessions.map((s: { id: string; label?: string; approvals: number }) => [s.id, s.label, s.approvals])).toEqual([
+      ['labelled', 'nightly build', 0],
+      ['plain', undefined, 0],
+    ]);
+    // The page learns when the cards held at connection have all come.
+    await until(() => reader!.events.some((e) => e.event === 'synced'), 10_000, 'the synced event');
+    const names = reader.events.map((e) => e.event);
+    expect(names.indexOf('card')).toBeLessThan(names.indexOf('synced'));
+    // An escalation waiting in the console marks its session, and names the call that waits.
+    const pending = session.callTool(
+      'bash',
+      { command: 'echo two', description: 'Print two', sandbox_permissions: 'workspace-write', justification: 'the test asks' },
+      { callId: 'call-two' },
+    );
+    await until(() => state().sessions[0].approvals === 1, 10_000, 'the approval counted');
+    expect(state().approvals.map((a: { sessionId: string; callId: string }) => [a.sessionId, a.callId])).toEqual([['labelled', 'call-two']]);
+    mounted.approvals.decide(state().approvals[0].id, 'reject');
+    await pending;
+    await until(() => state().sessions[0].approvals === 0, 10_000, 'the approval gone');
+    rmSync(session.cwd, { recursive: true, force: true });
+  });
+});

@@ -71,3 +71,37 @@ describe('console timeline bounds', () => {
     }
   });
 });
+
+describe('a call that returns to ask its client', () => {
+  it('keeps one card: waiting until its time runs out, continued by the call with the same id, bytes counted once', async () => {
+    const runtime = await open();
+    const timeline = new Timeline(runtime);
+    try {
+      const session = runtime.session({ id: 'asking', cwd: work });
+      const deadline = Date.now() + 60_000;
+      await session.callTool('bash', { command: 'echo first round', description: 'Ask first' }, { callId: 'round-trip', suspended: () => deadline });
+      const [waiting] = timeline.cards('asking');
+      expect(waiting).toMatchObject({ callId: 'round-trip', suspendedUntil: deadline });
+      expect(timeline.awaiting('asking')).toBe(1);
+      // Past its time nobody answers any more: it is no longer counted.
+      expect(timeline.awaiting('asking', deadline + 1)).toBe(0);
+      expect(timeline.awaiting('asking')).toBe(0);
+      const bytes = timeline.retainedBytes;
+      await session.callTool('bash', { command: 'echo first round', description: 'Ask first' }, { callId: 'round-trip' });
+      const cards = timeline.cards('asking');
+      expect(cards).toHaveLength(1);
+      expect(cards[0]!.suspendedUntil).toBeUndefined();
+      expect(cards[0]!.result!.text).toBe('first round\n');
+      expect(cards[0]!.startedAt).toBe(waiting!.startedAt);
+      expect(timeline.retainedBytes).toBe(bytes);
+      // A card that waits and leaves the timeline (past CARDS_PER_SESSION) is not counted either.
+      await session.callTool('bash', { command: 'true', description: 'Ask again' }, { callId: 'left', suspended: () => deadline });
+      expect(timeline.awaiting('asking')).toBe(1);
+      for (let i = 0; i < CARDS_PER_SESSION; i += 1) await session.callTool('job_list', {});
+      expect(timeline.card('asking', 'left')).toBeUndefined();
+      expect(timeline.awaiting('asking')).toBe(0);
+    } finally {
+      timeline.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 //! Unit tests of the job ring: appends, eviction, holds at character boundaries, reads and settling.
 
 use super::*;
+use crate::error::Error;
 use crate::ring_view::SegmentRef;
 use ChunkKind::*;
 

@@ -1,8 +1,8 @@
 //! What the runner's end-to-end tests share: starting the binary with a socket on fd 3, and watching processes end.
 
 use nix::unistd::Pid;
-use shellring_runner::plan::Plan;
-use shellring_runner::request::{encode, Request};
+use shellring_runner::wire::plan::Plan;
+use shellring_runner::wire::request::Request;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
@@ -57,10 +57,38 @@ pub fn command(text: &str) -> Plan {
 
 /// The request frame a `--run` runner reads on fd 3: `plan` run in `cwd` with the test's own environment.
 pub fn request_frame(plan: Plan, cwd: &std::path::Path) -> Vec<u8> {
-    encode(&Request {
+    Request {
         cwd: cwd.to_string_lossy().into_owned(),
         plan,
         env: std::env::vars().collect(),
+        terminal: None,
         stdin: None,
-    })
+    }
+    .record()
+}
+
+/// Starts `shellring-runner --run` on `plan` (its stdio on /dev/null), the request written on its status socket;
+/// returns the runner and this side of that socket.
+pub fn run(plan: Plan) -> (Child, std::fs::File) {
+    use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+    use std::io::Write;
+    use std::process::Stdio;
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .unwrap();
+    let mut runner = Command::new(env!("CARGO_BIN_EXE_shellring-runner"));
+    runner
+        .arg("--run")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = spawn_with_fd3(&mut runner, theirs);
+    let mut ours = std::fs::File::from(ours);
+    ours.write_all(&request_frame(plan, &std::env::temp_dir()))
+        .unwrap();
+    (child, ours)
 }

@@ -21,11 +21,17 @@ export function converter() {
 
 class JobOutput {
   constructor() {
+    this.views = new Set();
+    this.reset();
+  }
+
+  /** Forgets what was shown: a new stream sends the job's output again from its start. Views stay attached. */
+  reset() {
     this.parts = [];
     this.chars = 0;
     this.skipped = 0;
-    this.views = new Set();
     this.ansi = { stdout: converter(), stderr: converter(), log: converter() };
+    for (const view of this.views) view([], Number.POSITIVE_INFINITY);
   }
 
   add(event) {
@@ -61,9 +67,15 @@ export function outputOf(jobId) {
   return output;
 }
 
+/**
+ * Before a new stream: every job's output starts over, and a pane that stays on the page (a job's own panel) keeps
+ * following its job. Outputs nobody shows are dropped.
+ */
 export function resetOutputs() {
-  for (const output of outputs.values()) output.views.clear();
-  outputs.clear();
+  for (const [jobId, output] of outputs) {
+    if (output.views.size === 0) outputs.delete(jobId);
+    else output.reset();
+  }
 }
 
 function element(part) {

@@ -7,6 +7,8 @@ import { approvalForm, decisionOf, decisionSchema } from '../approval.js';
 import type { ApprovalState, StateCodec } from './request-state.js';
 
 export interface ApprovalRound {
+  /** The runtime call id, the same in every round of one call: observers (a console) see one call. */
+  callId: string;
   /** Approval digest -> outcome, for every question answered in earlier rounds. */
   answers: Record<string, ApprovalOutcome>;
   /** The first question this round met without an answer. */
@@ -56,6 +58,7 @@ export function askResult(
   const key = `approval-${Object.keys(round.answers).length + 1}`;
   const requestState = codec.seal({
     ...bound,
+    callId: round.callId,
     answers: round.answers,
     pending: { key, digest, choices, ...(request.kind === 'escalation' ? { mode: request.mode } : {}) },
   });

@@ -7,6 +7,7 @@ import type { Runtime } from '../../../runtime/runtime.js';
 import type { HttpSessions } from '../sessions.js';
 import type { SessionRoutes } from '../routes.js';
 import { ShellringError } from '../../../errors.js';
+import { presentedToken } from '../../http/token.js';
 import { ModernFace } from './face.js';
 import { serveThroughFetch } from './node-fetch.js';
 import { MODERN_VERSIONS } from './opening.js';
@@ -24,6 +25,8 @@ export interface ModernEndpointOptions {
   clock?: () => number;
   /** How often a call that carries a progress token is told about. */
   progressIntervalMs?: number;
+  /** Judges a new state (a handle, or a principal's default) before it is made: a refusal's text, or undefined. */
+  admitState?: () => string | undefined;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -44,6 +47,7 @@ export class ModernEndpoint {
       instanceId,
       cwd: options.cwd,
       onSession: (session) => sessions.track(session),
+      admit: options.admitState,
       clock: options.clock,
     });
     this.#face = new ModernFace({ runtime: options.runtime, states, codec: new StateCodec(instanceId), admit: (id, tool) => sessions.admit(id, tool), progressIntervalMs: options.progressIntervalMs });
@@ -69,6 +73,11 @@ export class ModernEndpoint {
     return serveThroughFetch((request) => this.#handler.fetch(request, { authInfo: { token: '', clientId: principal, scopes: [] } }), req, res);
   }
 
+  /** States open now: principals' defaults and handles. */
+  get size(): number {
+    return this.#face.states.size;
+  }
+
   expireIdle(idleMs: number): void {
     this.#face.states.expireIdle(idleMs);
     this.#face.tasks.sweep();
@@ -90,9 +99,10 @@ export function checkInstanceId(id: string | undefined): string | undefined {
 
 /**
  * The principal is the credential that passed the token check, by digest: every holder of one bearer token is one
- * principal (what the token authorises is all the server knows of who calls).
+ * principal (what the token authorises is all the server knows of who calls). The token, not the header: `bearer`
+ * and `Bearer  ` spell the same credential, and must not make one more default state each.
  */
 function principalOf(req: IncomingMessage): string {
-  const authorization = req.headers.authorization ?? '';
-  return `bearer:${createHash('sha256').update(authorization).digest('base64url').slice(0, 22)}`;
+  const token = presentedToken(req).token ?? '';
+  return `bearer:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`;
 }

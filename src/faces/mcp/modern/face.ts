@@ -1,17 +1,18 @@
 // The 2026-07-28 face: builds the SDK server that answers one request (HTTP) or one connection (stdio): the tool
 // list, tool calls in the caller's state (approvals as input_required, jobs as tasks), and the tasks methods.
 import { randomUUID } from 'node:crypto';
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Runtime } from '../../../runtime/runtime.js';
 import { errorResult, type ToolResult } from '../../../tools/tool.js';
 import { modernErrors } from '../../../contract/index.js';
 import { ShellringError } from '../../../errors.js';
 import { packageVersion } from '../../version.js';
-import { instructionsOf } from '../server.js';
+import { joinSections } from '../server.js';
 import { answersOf, argumentsDigest, askResult, type ApprovalRound } from './approval-round.js';
 import { MODERN_FACE, modernTools } from './listing.js';
-import type { StateCodec } from './request-state.js';
+import { STATE_TTL_MS, type StateCodec } from './request-state.js';
+import { labelFromClient } from '../client-label.js';
 import type { ModernState, ModernStates } from './states.js';
 import { TASKS_EXTENSION, TaskTable } from './tasks.js';
 import { followProgress, type ProgressToken } from '../progress.js';
@@ -37,9 +38,18 @@ interface Capabilities {
 }
 
 function capabilitiesOf(ctx: ServerContext): Capabilities {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  const capabilities = envelopeOf(ctx)?.[CLIENT_CAPABILITIES_META_KEY];
   return capabilities && typeof capabilities === 'object' ? (capabilities as Capabilities) : {};
+}
+
+function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
+  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+}
+
+/** What each request says of its caller: whether it elicits, and its name for people (the state's label). */
+function introduce(state: ModernState, ctx: ServerContext): void {
+  state.elicits = elicits(capabilitiesOf(ctx));
+  labelFromClient(state.session, envelopeOf(ctx)?.[CLIENT_INFO_META_KEY]);
 }
 
 /** A bare `elicitation: {}` means form, as the specification reads it. */
@@ -71,13 +81,14 @@ export class ModernFace {
       { name: 'shellring', version: packageVersion() },
       {
         capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
-        // The runtime's sections: with no session, the standing sandbox mode is the configured one.
-        instructions: instructionsOf(runtime),
+        // The runtime's sections as this revision keeps them (it sends no completion notice), ending with the
+        // standing sandbox mode a state here starts with (the configured one).
+        instructions: joinSections(runtime.promptSections({ notices: false, workspace: states.cwd })),
       },
     );
     server.setRequestHandler('tools/list', (_request, ctx) => {
       const state = states.resolve(principalOf(ctx), undefined);
-      state.elicits = elicits(capabilitiesOf(ctx));
+      introduce(state, ctx);
       return { tools: modernTools(runtime, state.session) } as never;
     });
     server.setRequestHandler('tools/call', async (request, ctx) => (await this.#call(request.params, ctx, principalOf(ctx))) as never);
@@ -98,18 +109,25 @@ export class ModernFace {
     const { session: handle, ...args } = params.arguments ?? {};
     // A tool only this face offers acts on the face's states, in no runtime session (no state is resolved for it).
     const own = this.#options.runtime.faceTools(MODERN_FACE).find(({ spec }) => spec.name === params.name);
-    if (own) return own.tool.call(args, { sessionId: '', openState: () => this.states.open(principal).key });
+    if (own) {
+      try {
+        return await own.tool.call(args, { sessionId: '', openState: () => this.states.open(principal).key });
+      } catch (error) {
+        // A state refused (the server's session limit) is the call's answer, not a protocol failure.
+        return errorResult(error);
+      }
+    }
     let state: ModernState;
     try {
       state = this.states.resolve(principal, handle);
     } catch (error) {
       return errorResult(error);
     }
-    state.elicits = elicits(capabilities);
+    introduce(state, ctx);
     const refusal = this.#options.admit?.(state.session.id, params.name);
     if (refusal !== undefined) return errorResult(new ShellringError('SHELLRING_REFUSED', refusal));
     const bound = { principal, state: state.key, tool: params.name, args: argumentsDigest(args) };
-    const round: ApprovalRound = { answers: this.#answers(ctx, bound) };
+    const round: ApprovalRound = this.#round(ctx, bound);
     const token = (params as { _meta?: { progressToken?: ProgressToken } })._meta?.progressToken;
     const progress =
       token === undefined ? undefined : followProgress({ token, intervalMs: this.#options.progressIntervalMs, send: (notice) => ctx.mcpReq.notify(notice) });
@@ -124,12 +142,13 @@ export class ModernFace {
   }
 
   /**
-   * The answers a retry brings: none on a first call; else its requestState must be authentic, unexpired, unused,
-   * and bound to this principal, state, tool and exact arguments, or the request is refused.
+   * The round a request starts: a first call gets a new call id and no answers; a retry continues its call with the
+   * answers it brings, and its requestState must be authentic, unexpired, unused, and bound to this principal,
+   * state, tool and exact arguments, or the request is refused.
    */
-  #answers(ctx: ServerContext, bound: { principal: string; state: string; tool: string; args: string }) {
+  #round(ctx: ServerContext, bound: { principal: string; state: string; tool: string; args: string }): ApprovalRound {
     const raw = ctx.mcpReq.requestState<unknown>();
-    if (raw === undefined) return {};
+    if (raw === undefined) return { callId: randomUUID(), answers: {} };
     const payload = typeof raw === 'string' ? this.#options.codec.open(raw) : undefined;
     const matches =
       payload !== undefined &&
@@ -138,7 +157,7 @@ export class ModernFace {
       payload.tool === bound.tool &&
       payload.args === bound.args;
     if (!matches || !this.#options.codec.redeem(payload)) throw invalidState();
-    return answersOf(payload, ctx.mcpReq.inputResponses);
+    return { callId: payload.callId ?? randomUUID(), answers: answersOf(payload, ctx.mcpReq.inputResponses) };
   }
 
   async #run(
@@ -149,11 +168,13 @@ export class ModernFace {
     signal: AbortSignal,
     watchOutput?: (bytesSoFar: () => number) => void,
   ): Promise<ToolResult> {
-    const callId = randomUUID();
+    const { callId } = round;
     state.rounds.set(callId, round);
     state.inFlight += 1;
+    // A call that asks a question returns input_required; the retry that answers it continues the same call.
+    const suspended = () => (round.pending ? Date.now() + STATE_TTL_MS : undefined);
     try {
-      return await state.session.callTool(name, args, { signal, callId, watchOutput });
+      return await state.session.callTool(name, args, { signal, callId, watchOutput, suspended });
     } finally {
       state.rounds.delete(callId);
       state.inFlight -= 1;
@@ -163,9 +184,10 @@ export class ModernFace {
 
   /** A job a call started or handed off becomes a task where the client declared the tasks extension. */
   #maybeTask(state: ModernState, result: ToolResult, capabilities: Capabilities) {
-    const facts = result.structuredContent as { kind?: string; jobId?: string; output?: string } | undefined;
+    const facts = result.structuredContent as { kind?: string; jobId?: string; output?: string; timeoutMs?: number } | undefined;
     const declared = capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
     if (!declared || result.isError || !facts?.jobId || (facts.kind !== 'background' && facts.kind !== 'promoted')) return result;
-    return this.tasks.create(state, facts.jobId, facts.kind === 'promoted' ? (facts.output ?? '') : '');
+    if (facts.kind === 'background') return this.tasks.create(state, facts.jobId, { kind: facts.kind });
+    return this.tasks.create(state, facts.jobId, { kind: facts.kind, timeoutMs: facts.timeoutMs }, facts.output ?? '');
   }
 }

@@ -22,6 +22,6 @@ export function modernTools(runtime: Runtime, session: Session) {
     };
     return annotated(runtime, { ...tool, inputSchema });
   });
-  const own = runtime.faceTools(MODERN_FACE).map(({ tool }) => annotated(runtime, listTool(tool.definitionFor(session.id))));
+  const own = runtime.faceTools(MODERN_FACE).map(({ tool }) => annotated(runtime, listTool(tool.definitionFor({ sessionId: session.id, notices: false }))));
   return [...tools, ...own];
 }

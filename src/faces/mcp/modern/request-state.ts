@@ -10,6 +10,8 @@ export interface ApprovalState {
   tool: string;
   /** sha256 of the exact call arguments (canonical JSON). */
   args: string;
+  /** The runtime call id of the call's first round, which the retry continues. */
+  callId?: string;
   /** Answers of earlier rounds: approval digest -> outcome. */
   answers: Record<string, string>;
   /** The question this round asked: its input request key, approval digest, offered choices and requested mode. */

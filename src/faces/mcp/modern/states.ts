@@ -32,6 +32,8 @@ export interface ModernStatesOptions {
   stdioSession?: Session;
   /** Called for each runtime session opened here; returns what undoes it (the HTTP face counts calls). */
   onSession?: (session: Session) => () => void;
+  /** Judges a new state before it is made (the HTTP face's session limit): a refusal's text, or undefined. */
+  admit?: () => string | undefined;
   clock?: () => number;
 }
 
@@ -48,6 +50,11 @@ export class ModernStates {
 
   get instanceId(): string {
     return this.#options.instanceId;
+  }
+
+  /** The working directory of the states opened here. */
+  get cwd(): string {
+    return this.#options.cwd;
   }
 
   get size(): number {
@@ -69,7 +76,8 @@ export class ModernStates {
     return state;
   }
 
-  /** Mints a handle: this instance's id, then 128 random bits. */
+  /** Mints a handle: this instance's id, then 128 random bits.
+   * @throws ShellringError `SHELLRING_REFUSED` when `admit` refuses a new state. */
   open(principal: string): ModernState {
     const handle = `${this.#options.instanceId}.${randomBytes(16).toString('base64url')}`;
     return this.#add(handle, principal, `mcp-${this.#options.instanceId}-${randomBytes(6).toString('base64url')}`);
@@ -89,7 +97,11 @@ export class ModernStates {
   }
 
   #add(key: string, principal: string, sessionId: string, existing?: Session): ModernState {
+    const refusal = existing ? undefined : this.#options.admit?.();
+    if (refusal !== undefined) throw new ShellringError('SHELLRING_REFUSED', refusal);
     const session = existing ?? this.#options.runtime.session({ id: sessionId, cwd: this.#options.cwd });
+    // 2026-07-28 has no unsolicited server messages: the session's texts say how to wait for a job instead.
+    session.setNotices(false);
     const state: ModernState = { key, principal, session, elicits: false, lastUsedAt: this.#now(), inFlight: 0, rounds: new Map() };
     this.#states.set(key, state);
     // The stdio session already has its 2025 endpoint; a 2026 call there registers its own for the same session id.

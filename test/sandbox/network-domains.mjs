@@ -1,0 +1,191 @@
+// The domain network mode end to end: real clients in a session's sandbox (curl, git, npm, node) against real servers
+// on the host's loopback, reached by name through the proxy's test-only host map, and every way around the proxy
+// tried. Prints one JSON object of facts.
+// Usage: node network-domains.mjs <backend> <base>
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { createRuntime } from '../../dist/src/index.js';
+import { networkWitness } from './network-witness.mjs';
+
+const require = createRequire(import.meta.url);
+const connect = new URL('../../dist/src/env/bin/shellring-connect', import.meta.url).pathname;
+const [backend, base] = process.argv.slice(2);
+const ws = join(base, 'ws');
+mkdirSync(ws, { recursive: true });
+const node = process.execPath;
+const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+
+// A web server that names what it was asked for, and keeps every path it served.
+const served = [];
+const web = createServer((req, res) => {
+  served.push(req.url);
+  res.end(`hello ${req.url}\n`);
+});
+const webPort = await listen(web);
+
+// git's smart HTTP through `git http-backend` (CGI), over a bare repository with one commit.
+const gitRoot = join(base, 'git');
+mkdirSync(gitRoot);
+const git = (...args) => execFileSync('git', args, { cwd: gitRoot, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', HOME: base } });
+git('init', '-q', '-b', 'main', 'src');
+writeFileSync(join(gitRoot, 'src', 'README'), 'cloned through the proxy\n');
+git('-C', 'src', 'add', 'README');
+git('-C', 'src', 'commit', '-qm', 'one');
+git('clone', '-q', '--bare', 'src', 'repo.git');
+const gitServer = createServer((req, res) => {
+  const url = new URL(req.url, 'http://git');
+  const child = spawn('git', ['http-backend'], {
+    env: {
+      PATH: process.env.PATH,
+      GIT_PROJECT_ROOT: gitRoot,
+      GIT_HTTP_EXPORT_ALL: '1',
+      PATH_INFO: url.pathname,
+      QUERY_STRING: url.search.slice(1),
+      REQUEST_METHOD: req.method,
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '',
+      GIT_PROTOCOL: req.headers['git-protocol'] ?? '',
+      REMOTE_ADDR: '127.0.0.1',
+    },
+  });
+  req.pipe(child.stdin);
+  let head = Buffer.alloc(0);
+  let body = false;
+  child.stdout.on('data', (chunk) => {
+    if (body) return void res.write(chunk);
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    body = true;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString().split('\r\n')) {
+      const at = line.indexOf(':');
+      const [name, value] = [line.slice(0, at), line.slice(at + 1).trim()];
+      if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+      else res.setHeader(name, value);
+    }
+    res.writeHead(status);
+    res.write(head.subarray(end + 4));
+  });
+  child.stdout.on('end', () => res.end());
+});
+const gitPort = await listen(gitServer);
+
+// Verdaccio serving one package published here, nothing upstream.
+const registryDir = join(base, 'registry');
+mkdirSync(join(registryDir, 'storage'), { recursive: true });
+writeFileSync(
+  join(registryDir, 'config.yaml'),
+  `storage: ${join(registryDir, 'storage')}\nauth:\n  htpasswd:\n    file: ${join(registryDir, 'htpasswd')}\n    max_users: 1\npackages:\n  '**':\n    access: $all\n    publish: $authenticated\nlog: { type: stdout, format: json, level: error }\n`,
+);
+const verdaccio = spawn(
+  node,
+  ['-e', `require(${JSON.stringify(require.resolve('verdaccio'))}).runServer(${JSON.stringify(join(registryDir, 'config.yaml'))}).then((app) => { const s = app.listen(0, '127.0.0.1', () => console.log('listening ' + s.address().port)); })`],
+  { cwd: registryDir, stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const registryPort = await new Promise((resolve) => {
+  let out = '';
+  verdaccio.stdout.on('data', (chunk) => {
+    out += chunk;
+    const match = /listening (\d+)/.exec(out);
+    if (match) resolve(Number(match[1]));
+  });
+});
+const registry = `http://127.0.0.1:${registryPort}/`;
+const signup = await fetch(`${registry}-/user/org.couchdb.user:probe`, {
+  method: 'PUT',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'probe', password: 'probe-password' }),
+});
+const { token } = await signup.json();
+const pkg = join(base, 'pkg');
+mkdirSync(pkg);
+writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'shellring-net-probe', version: '1.0.0', main: 'index.js' }));
+writeFileSync(join(pkg, 'index.js'), "module.exports = 'installed through the proxy';\n");
+writeFileSync(join(base, 'npmrc'), `//127.0.0.1:${registryPort}/:_authToken=${token}\n`);
+execFileSync('npm', ['publish', '--registry', registry, '--userconfig', join(base, 'npmrc'), '--cache', join(base, 'npm-cache')], { cwd: pkg, stdio: 'pipe' });
+
+const witness = await networkWitness();
+const names = ['web.test', 'git.test', 'registry.test', 'evil.test'];
+const testHostMap = Object.fromEntries(names.map((name) => [name, '127.0.0.1']));
+
+async function session(network, id) {
+  const runtime = await createRuntime({ sandbox: { mode: 'workspace-write', backend, network: { mode: 'domains', ...network, testHostMap } } });
+  return { runtime, session: runtime.session({ id, cwd: ws }) };
+}
+
+async function run(session, commands) {
+  const out = {};
+  for (const [name, command] of Object.entries(commands)) {
+    const result = await session.callTool('bash', { command, description: `network probe ${name}`, timeoutMs: 90_000 });
+    out[name] = { text: result.content[0].text, blocked: result.structuredContent?.networkBlocked ?? null };
+  }
+  return out;
+}
+
+const facts = {};
+const named = await session(
+  { allow: ['web.test', 'git.test', 'registry.test'], deny: ['evil.test'], reasons: { 'evil.test': 'a known exfiltration host' } },
+  'named',
+);
+const web1 = `web.test:${webPort}`;
+facts.named = await run(named.session, {
+  allowed: `curl -sS http://${web1}/allowed`,
+  tunnel: `curl -sS -p http://${web1}/tunnel`,
+  socks: `curl -sS --proxy socks5h://127.0.0.1:3128 http://${web1}/socks`,
+  denied: `curl -sS http://evil.test:${webPort}/denied`,
+  unlisted: `curl -sS http://other.test:${webPort}/unlisted`,
+  direct: `curl -sS --max-time 20 http://127.0.0.1:${webPort}/direct; echo "curl: $?"`,
+  loopback: `curl -sS --noproxy '' http://127.0.0.1:${webPort}/loopback`,
+  metadata: `curl -sS --noproxy '' http://169.254.169.254/latest/meta-data/`,
+  metadataDirect: `curl -sS --max-time 20 --noproxy '*' http://169.254.169.254/; echo "curl: $?"`,
+  ipv6: `curl -sS --noproxy '' 'http://[::1]:${webPort}/ipv6'`,
+  noProxy: `curl -sS --max-time 20 --noproxy '*' http://${web1}/noproxy; echo "curl: $?"`,
+  sshHelper: `printf 'GET /ssh HTTP/1.0\\r\\n\\r\\n' | ${connect} web.test ${webPort} | tail -1`,
+  sshHelperRefused: `${connect} evil.test 22 </dev/null; echo "exit $?"`,
+  sshCommand: 'echo "$GIT_SSH_COMMAND"',
+  udpNode: `${node} -e "require('dgram').createSocket('udp4').on('error', (e) => console.log(e.code)).send('x', 53, '8.8.8.8', (e) => console.log(e ? e.code : 'sent'))" 2>&1 | head -1`,
+  dns: `getent hosts evil.test || echo "no answer: $?"`,
+  ...witness.commands,
+  git: `git clone -q http://git.test:${gitPort}/repo.git clone && cat clone/README`,
+  npm: `npm install --registry http://registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe >/dev/null && ${node} -p "require('shellring-net-probe')"`,
+  npmRefused: `npm install --registry http://other-registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe 2>&1 | grep -c 403`,
+});
+facts.prompt = named.session.promptSections().find((s) => s.name === 'tool:bash:sandbox').text;
+// A person narrows the session's policy: its next connections are judged by the new one.
+named.session.setNetwork({ mode: 'domains', allow: ['git.test'], testHostMap });
+facts.live = await run(named.session, {
+  nowRefused: `curl -sS http://${web1}/narrowed`,
+  stillAllowed: `git ls-remote http://git.test:${gitPort}/repo.git | cut -f2`,
+});
+facts.livePrompt = named.session.promptSections().find((s) => s.name === 'tool:bash:sandbox').text;
+const job = await named.session.callTool('bash', { command: `sleep 1; curl -s -o /dev/null http://evil.test:${webPort}/background`, description: 'background probe', run_in_background: true });
+const jobId = job.structuredContent.jobId;
+facts.background = (await named.session.callTool('job_output', { job_id: jobId, wait: true, timeout_ms: 60_000 })).content[0].text;
+await named.runtime.close();
+
+// Any host by name, but never an internal address: the resolved address is checked.
+const any = await session({ allow: ['*'] }, 'any');
+facts.any = await run(any.session, {
+  loopbackName: `curl -sS --noproxy '' http://localhost:${webPort}/name`,
+  loopbackIp: `curl -sS --noproxy '' http://127.0.0.1:${webPort}/ip`,
+  mapped: `curl -sS --noproxy '' http://[::ffff:127.0.0.1]:${webPort}/mapped`,
+  metadata: `curl -sS --noproxy '' http://169.254.169.254/`,
+});
+await any.runtime.close();
+
+// An entry naming the IP literal reaches it.
+const literal = await session({ allow: ['127.0.0.1'] }, 'literal');
+facts.literal = await run(literal.session, { loopback: `curl -sS --noproxy '' http://127.0.0.1:${webPort}/literal` });
+await literal.runtime.close();
+
+Object.assign(facts, await witness.end());
+facts.served = served;
+verdaccio.kill();
+web.close();
+gitServer.close();
+console.log(JSON.stringify(facts));
+process.exit(0);

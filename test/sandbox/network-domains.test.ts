@@ -1,0 +1,91 @@
+// The domain network mode, per backend, as root and as an unprivileged user: allowed hosts answer real clients (curl
+// over HTTP, CONNECT and SOCKS5, git clone, npm install), every other way out is refused, and each refusal is
+// named in the result of the call that made it.
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { markers } from '../../src/contract/markers.js';
+import { runScenarios, users } from './harness.js';
+
+const script = join(import.meta.dirname, 'network-domains.mjs');
+type Probe = { text: string; blocked: { host: string; port: number; reason: string }[] | null };
+
+/** The probe's result ends with exactly this one refusal line, and its structured value names it. */
+function refused(probe: Probe, host: string, reason: string): void {
+  expect(probe.blocked).toHaveLength(1);
+  const [block] = probe.blocked!;
+  expect([block!.host, block!.reason]).toEqual([host, reason]);
+  expect(probe.text.endsWith(`\n${markers.networkBlocked(block!.host, block!.port, reason)}`)).toBe(true);
+}
+
+describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backend) => {
+  describe.each(users)('as %s', (user) => {
+    const facts = runScenarios(script, backend, user);
+    const named = facts.named as Record<string, Probe>;
+
+    it('reaches an allowed host by name over absolute-form HTTP, CONNECT and SOCKS5', () => {
+      expect(named.allowed!.text).toBe('hello /allowed\n');
+      expect(named.tunnel!.text).toBe('hello /tunnel\n');
+      expect(named.socks!.text).toBe('hello /socks\n');
+      for (const name of ['allowed', 'tunnel', 'socks']) expect(named[name]!.blocked, name).toBeNull();
+    });
+
+    it('clones over http from git http-backend and installs from a Verdaccio registry, while another registry is refused', () => {
+      expect(named.git!.text).toBe('cloned through the proxy\n');
+      expect(named.npm!.text).toBe('installed through the proxy\n');
+      refused(named.npmRefused!, 'other-registry.test', 'not in the allowed hosts');
+    });
+
+    it('tunnels through the CONNECT helper that GIT_SSH_COMMAND names, and says why a refused host is refused', () => {
+      expect(named.sshHelper!.text).toBe('hello /ssh\n');
+      expect(named.sshHelperRefused!.text).toMatch(/^exit 1\n\[stderr\]\nshellring-connect: \[network: blocked evil\.test:22 — a known exfiltration host\]\n/);
+      expect(named.sshCommand!.text).toMatch(/^ssh -o ProxyCommand='\/\S+\/shellring-connect %h %p'\n$/);
+    });
+
+    it('refuses a denied host with its reason and an unlisted one with the default', () => {
+      refused(named.denied!, 'evil.test', 'a known exfiltration host');
+      refused(named.unlisted!, 'other.test', 'not in the allowed hosts');
+    });
+
+    it('through the proxy, refuses the host loopback, the metadata address and IPv6 loopback by IP', () => {
+      refused(named.loopback!, '127.0.0.1', 'not in the allowed hosts');
+      refused(named.metadata!, '169.254.169.254', 'not in the allowed hosts');
+      refused(named.ipv6!, '::1', 'not in the allowed hosts');
+    });
+
+    it('around the proxy, reaches nothing: no route out, no name resolution, no UDP socket, no host listener', () => {
+      expect(named.direct!.text).toMatch(/^curl: 7\n/);
+      expect(named.metadataDirect!.text).toMatch(/^curl: 7\n/);
+      expect(named.noProxy!.text).toMatch(/^curl: 6\n/);
+      expect(named.udpNode!.text).toBe('EACCES\n');
+      expect(named.dns!.text).toMatch(/^no answer: 2\n/);
+      expect(named.tcp!.text).not.toMatch(/connected/);
+      expect(named.udp!.text).not.toMatch(/sent/);
+      expect(facts.tcpConnections).toBe(0);
+      expect(facts.udpPackets).toBe(0);
+    });
+
+    it('says which hosts commands can reach, and a policy changed for the session takes effect at its next connection', () => {
+      expect(facts.prompt).toMatch(/\nCommands can reach: only web\.test, git\.test, registry\.test, through the proxy /);
+      refused(facts.live.nowRefused, 'web.test', 'not in the allowed hosts');
+      expect(facts.live.stillAllowed.text).toBe('HEAD\nrefs/heads/main\n');
+      expect(facts.livePrompt).toMatch(/\nCommands can reach: only git\.test, through/);
+    });
+
+    it('a background job that made a refused connection names it in its settled read', () => {
+      expect(facts.background).toMatch(/^\[network: blocked evil\.test:\d+ — not in the allowed hosts\]\n\[status: completed, exit code: 0\]$/);
+    });
+
+    it('with every name allowed, still refuses what a name or literal leads to inside', () => {
+      const any = facts.any as Record<string, Probe>;
+      refused(any.loopbackName!, 'localhost', 'resolves to a loopback address');
+      refused(any.loopbackIp!, '127.0.0.1', 'a loopback address');
+      refused(any.mapped!, '::ffff:127.0.0.1', 'a loopback address');
+      refused(any.metadata!, '169.254.169.254', 'the cloud metadata address');
+    });
+
+    it('an entry naming the IP literal reaches it; the host served only what was allowed', () => {
+      expect((facts.literal as Record<string, Probe>).loopback!.text).toBe('hello /literal\n');
+      expect(facts.served).toEqual(['/allowed', '/tunnel', '/socks', '/ssh', '/literal']);
+    });
+  });
+});

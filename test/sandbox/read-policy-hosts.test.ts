@@ -1,0 +1,60 @@
+// The host's part of the read policy has two owners, because it must be derived where the files are: this side
+// expands it for local commands (kept between calls while nothing it read changed, src/sandbox/read-policy.ts), and a
+// remote host's runner expands it there (crates/runner/src/stdio/policy.rs). Both are held equal here, field by field,
+// over the same files: every denied entry (~/ under each home, * in the last component, plain paths) and what the
+// session view shows from PATH (toolchains) and the resolver.
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from '../../src/sandbox/read-policy.js';
+import { encode } from '../../src/executor/wire/request.js';
+import { UNCONFINED } from '../../src/executor/wire/plan.js';
+import { runnerPath } from '../../src/native/assets.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'shellring-read-policy-hosts-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A home with a key store, toolchains on PATH and files a * entry matches. */
+function fixture(): { home: string; path: string; entries: string[] } {
+  const home = join(dir, 'home');
+  for (const sub of ['.ssh', '.cargo/bin', '.local/bin', '.nvm/versions/node/v20/bin', 'keys/ring']) mkdirSync(join(home, sub), { recursive: true });
+  for (const name of ['.secret-one', '.secret-two', 'keys/key-a', 'keys/key-b', 'keys/other']) writeFileSync(join(home, name), '');
+  const path = ['/usr/bin', '/bin', join(home, '.cargo/bin'), join(home, '.local/bin'), join(home, '.nvm/versions/node/v20/bin')].join(':');
+  const entries = [...DEFAULT_READ_DENY, '~/.secret*', `${home}/keys/key*`, `${home}/keys/*ring`, '/etc/hostname', `${dir}/none/*`];
+  return { home, path, entries };
+}
+
+/** The plan and environment as the runner completes them for this host. */
+function completedByRunner(entries: string[], path: string, home: string): { denied: string[]; readable: string[] } {
+  const plan = { ...UNCONFINED, backend: 'landlock' as const, view: 'session' as const, denied: entries };
+  const record = encode({ cwd: '/', plan, command: 'true', env: { PATH: path } });
+  const run = spawnSync(runnerPath(), ['--check-request', '--completed'], { input: record, encoding: 'utf8', env: { ...process.env, HOME: home } });
+  expect(run.status).toBe(0);
+  return (JSON.parse(run.stdout) as { plan: { denied: string[]; readable: string[] } }).plan;
+}
+
+describe('the read policy, expanded here and on a remote host', () => {
+  it('denies the same paths and shows the same toolchains and resolver, field by field', async () => {
+    const { home, path, entries } = fixture();
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const homeDirs = await homes();
+      const here = {
+        denied: await expandDenied(entries, homeDirs),
+        readable: [...toolchains(path, homeDirs), ...[await resolverTarget()].filter((target) => target !== undefined)],
+      };
+      const there = completedByRunner(entries, path, home);
+      const sorted = (list: string[]) => [...new Set(list)].sort();
+      expect(sorted(there.denied)).toEqual(sorted(here.denied));
+      expect(sorted(there.readable)).toEqual(sorted(here.readable));
+      // The fixture reaches every kind of entry: a home's, a * match, a plain path.
+      expect(here.denied).toEqual(expect.arrayContaining([join(home, '.ssh'), join(home, '.secret-one'), join(home, 'keys/key-b'), join(home, 'keys/ring'), '/etc/hostname']));
+      expect(here.readable).toEqual(expect.arrayContaining([join(home, '.cargo'), join(home, '.rustup'), join(home, '.local/bin'), join(home, '.nvm')]));
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+});
