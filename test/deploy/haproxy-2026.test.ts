@@ -103,7 +103,7 @@ describe('2026-07-28 behind HAProxy, three instances', () => {
     const alive = new Set<string>();
     for (let i = 0; i < 6; i += 1) alive.add((await where()).name);
     expect([...alive].sort()).toEqual(['s2', 's3']);
-    expect((await mc.client.listTools()).tools.length).toBe(5);
+    expect((await mc.client.listTools()).tools.length).toBe(6);
     const lost = handles.get(dead.name)!;
     expect(await text('job_list', { session: lost })).toBe(
       `Error: session ${lost} is unknown here: it expired, its server restarted, or it was opened with other credentials; call session_open for a new one`,

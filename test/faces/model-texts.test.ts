@@ -130,7 +130,7 @@ describe.each(FACES)('unconfined, through %s', (name) => {
   it('refuses an unknown argument, naming the one meant and those it takes; nothing runs', async () => {
     const refused = await face.call('bash', bash(`touch ${work}/ran`, { timeout: 5000 }));
     expect(refused).toEqual({
-      text: 'Error: unknown argument "timeout" (did you mean timeoutMs?): bash takes command, description, timeoutMs, workdir, run_in_background',
+      text: 'Error: unknown argument "timeout" (did you mean timeoutMs?): bash takes command, description, timeoutMs, workdir, run_in_background, tty',
       isError: true,
     });
   });
