@@ -10,6 +10,10 @@ export const workspaceRootErrors = {
   insideOwn: (path: string) => `it lies inside the runtime's own files (${path}); use a project directory`,
   /** A root within a tree the host runs programs or reads their configuration from (see sandbox/writable-roots.ts). */
   system: (tree: string) => `it lies inside ${tree}, where the host keeps programs and configuration it runs; use a project directory`,
+  /** A root above such a tree (`/var` holds `/var/lib`): writable, it reaches the tree. */
+  holdsSystem: (tree: string) => `it contains ${tree}, where the host keeps programs and configuration it runs; use a project directory`,
+  /** A root that is, or holds, a home directory: its dot-directories would be writable. */
+  holdsHome: (home: string) => `it contains the home directory ${home}, whose dot-directories hold configuration and tools its programs run; use a project directory`,
   /** A root that is, or holds, a directory of the runtime's PATH: its files would run by name. */
   onPath: (dir: string) => `it would make ${dir}, a directory on the runtime's PATH, writable; use a project directory`,
   /** A root within a home's dot-directory (shell startup, ssh, git, editors, toolchains). */

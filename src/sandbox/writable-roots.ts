@@ -1,6 +1,6 @@
 // Where a workspace-write root may never be: anywhere a confined command could plant code or configuration that the
 // runtime or the host later runs unconfined (the runtime's own files, the system's trees, PATH, a home's
-// dot-directories). Pure: the sandbox gathers the canonical paths, this judges one root against them.
+// dot-directories), nor above one of them. Pure: the sandbox gathers the canonical paths, this judges one root against them.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { workspaceRootErrors } from '../contract/index.js';
@@ -38,7 +38,7 @@ export interface RootLimits {
   own: readonly string[];
   /** The directories of the runtime's PATH (`/` and the homes themselves aside): a root may neither be nor hold one. */
   path: readonly string[];
-  /** The host's home directories: a root may not lie inside one of their dot-directories. */
+  /** The host's home directories: a root may neither be nor hold one, nor lie inside one of their dot-directories. */
   homes: readonly string[];
 }
 
@@ -48,10 +48,15 @@ export function rootLimitProblem(root: string, limits: RootLimits): string | und
   const holds = (dir: string) => dir === root || dir.startsWith(root + sep);
   const tree = SYSTEM_TREES.find(within);
   if (tree) return workspaceRootErrors.system(tree);
+  // `/` holds everything and is refused before this, with its own reason.
+  const held = SYSTEM_TREES.find((dir) => root !== sep && holds(dir));
+  if (held) return workspaceRootErrors.holdsSystem(held);
   for (const own of limits.own) {
     if (holds(own)) return workspaceRootErrors.ownFiles(own);
     if (within(own)) return workspaceRootErrors.insideOwn(own);
   }
+  const home = limits.homes.find((dir) => dir !== sep && holds(dir));
+  if (home) return workspaceRootErrors.holdsHome(home);
   const onPath = limits.path.find((dir) => dir !== sep && !limits.homes.includes(dir) && holds(dir));
   if (onPath) return workspaceRootErrors.onPath(onPath);
   for (const home of limits.homes) {

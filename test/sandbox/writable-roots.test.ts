@@ -19,6 +19,7 @@ const probe = `.shellring-root-probe-${process.pid}`;
 /** The runtime's own tree a path lies in, as the sandbox names it: the package, or a dependency linked from outside. */
 const ownerOf = (path: string) => (realpathSync(path).startsWith(`${pkg}/`) ? pkg : realpathSync(path));
 const refused = (root: string, why: string) => `sandbox workspace root "${root}" is refused: ${why}`;
+const HOLDS = (tree: string) => `it contains ${tree}, where the host keeps programs and configuration it runs; use a project directory`;
 const SYSTEM = (tree: string) => `it lies inside ${tree}, where the host keeps programs and configuration it runs; use a project directory`;
 
 describe.each(['landlock', 'bubblewrap'] as const)('workspace-write roots under %s', (backend) => {
@@ -31,6 +32,7 @@ describe.each(['landlock', 'bubblewrap'] as const)('workspace-write roots under 
     ['/usr/local', () => '/usr/local', SYSTEM('/usr')],
     ['/var/lib', () => '/var/lib', SYSTEM('/var/lib')],
     ['/opt', () => '/opt', SYSTEM('/opt')],
+    ['/var, above /var/lib', () => '/var', HOLDS('/var/lib')],
     ["a home's dot-directory", () => join(realpathSync(homedir()), '.config'), `it lies inside ${join(realpathSync(homedir()), '.config')}, where a home keeps configuration and tools its programs run; use a project directory`],
   ];
 
@@ -88,6 +90,14 @@ describe('the limits a root is judged against', () => {
     expect(rootLimitProblem('/home/u/bin', limits)).toBe("it would make /home/u/bin, a directory on the runtime's PATH, writable; use a project directory");
     expect(rootLimitProblem('/home/u/.ssh', limits)).toBe('it lies inside /home/u/.ssh, where a home keeps configuration and tools its programs run; use a project directory');
     expect(rootLimitProblem('/home/u/.cargo/registry/src', limits)).toContain('it lies inside /home/u/.cargo,');
+  });
+
+  it('refuses a root above a system tree or a home: it would reach what they hold', () => {
+    expect(rootLimitProblem('/var', limits)).toBe(HOLDS('/var/lib'));
+    const HOME = (home: string) => `it contains the home directory ${home}, whose dot-directories hold configuration and tools its programs run; use a project directory`;
+    expect(rootLimitProblem('/home', limits)).toBe(HOME('/home/u'));
+    expect(rootLimitProblem('/home/u', limits)).toBe(HOME('/home/u'));
+    expect(rootLimitProblem('/home/bob', { ...limits, homes: ['/home/u', '/home/bob'] })).toBe(HOME('/home/bob'));
   });
 
   it('accepts project and data places: a project in a home, /srv, /var/www, /tmp, a directory inside a PATH directory', () => {
