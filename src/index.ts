@@ -34,6 +34,7 @@ export type {
   JobListResult,
   JobKillArguments,
   JobKillResult,
+  JobInputArguments,
   ToolArgumentsMap,
   ToolResultsMap,
   ToolName,

@@ -72,6 +72,7 @@ const inputArgs = z.strictObject({
 });
 
 type InputArgs = z.output<typeof inputArgs>;
+export type JobInputArgsSchema = typeof inputArgs;
 
 export const jobInputTool = jobTool(
   'job_input',

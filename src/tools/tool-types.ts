@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { CallOptions } from './call-input.js';
 import type { BashArgumentFields } from './bash-schema.js';
 import type { JobKillArgsSchema, JobListArgsSchema, JobOutputArgsSchema } from './job-tools.js';
+import type { JobInputArgsSchema } from './job-input.js';
 import type { bashOutputSchema, jobKillSchema, jobListSchema, jobOutputSchema } from './output-schemas.js';
 
 /** A loose zod object's type without its index signatures, at every depth: only the keys the schema names. */
@@ -26,6 +27,7 @@ export type BashArguments = z.input<z.ZodObject<BashArgumentFields>>;
 export type JobOutputArguments = Known<z.input<JobOutputArgsSchema>>;
 export type JobListArguments = Exact<Known<z.input<JobListArgsSchema>>>;
 export type JobKillArguments = Known<z.input<JobKillArgsSchema>>;
+export type JobInputArguments = Known<z.input<JobInputArgsSchema>>;
 
 type BashOutput = Known<z.output<typeof bashOutputSchema>>;
 
@@ -50,6 +52,7 @@ export interface ToolArgumentsMap {
   job_output: JobOutputArguments;
   job_list: JobListArguments;
   job_kill: JobKillArguments;
+  job_input: JobInputArguments;
 }
 
 /** Each runtime tool's structured result, by name. */
@@ -58,6 +61,8 @@ export interface ToolResultsMap {
   job_output: JobOutputResult;
   job_list: JobListResult;
   job_kill: JobKillResult;
+  /** What the program printed in reply, read as job_output reads. */
+  job_input: JobOutputResult;
 }
 
 export type ToolName = keyof ToolArgumentsMap;
