@@ -23,4 +23,4 @@ export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-text
 export { commandApprovalPrompt, commandApprovalReason, policyLoadErrors, policyPrompt, policyReasons, policyTexts, ruleLabel, unresolvedWhy } from './policy-texts.js';
 export { progressMessage } from './progress-texts.js';
 export { modernErrors, modernTexts, modernToolDocs } from './mcp-texts.js';
-export { MAX_TERMINAL_LINE, TERMINAL_SIZE, terminalDocs, type TermScreen, terminalErrors, terminalTexts, toolTitleJobInput } from './terminal-texts.js';
+export { MAX_TERMINAL_LINE, TERMINAL_SIZE, terminalDocs, type TermScreen, terminalErrors, terminalTexts, toolTitleJobInput, TYPED_SHOWN } from './terminal-texts.js';

@@ -48,6 +48,12 @@ export const terminalTexts = {
   screen: (cols: number, rows: number, row: number, col: number) =>
     `[screen ${cols}x${rows}, cursor at row ${row + 1}, column ${col + 1}]`,
   screenEnd: '[end of screen]',
+  /** Leads the model's next read of a terminal job a person typed into from the console (`typed` as a JSON string:
+   * control keys stay visible; cut at `TYPED_SHOWN` characters). */
+  personTyped: (typed: string) => `[a person typed into this terminal: ${typed}]`,
 };
+
+/** The most of a person's typing the model's next read shows. */
+export const TYPED_SHOWN = 1000;
 
 export const toolTitleJobInput = 'Type into a terminal job';

@@ -8,6 +8,7 @@ import { appendLine, jobErrors, jobTexts, renderRead, statusLine, type JobLimits
 import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState, JobTerminal } from './types.js';
 import { parseConfig, ShellringError } from '../errors.js';
 import { collapseTerminal } from './terminal-text.js';
+import { PersonTyped } from './person-typed.js';
 
 /** How far into the newest read's worth a line start is looked for (as a truncated tail does). */
 const LINE_PROBE = 4096;
@@ -42,6 +43,7 @@ interface Job extends JobInfo {
 export class JobRegistry {
   readonly #capture: CaptureBackend;
   readonly #jobs = new Map<string, Job>();
+  readonly #personTyped = new PersonTyped();
   /** The jobs of each owner, in start order: a call or a settlement looks at its owner's jobs, never at every
    * session's (a host with many sessions would pay for all of them at each call). */
   readonly #byOwner = new Map<string, Set<Job>>();
@@ -143,6 +145,11 @@ export class JobRegistry {
     return this.#jobs.get(id)?.source.terminal;
   }
 
+  /** A person typed into the job's terminal: the model's next read of it says so, before what followed. */
+  notePersonTyped(id: string, typed: string): void {
+    if (this.#jobs.has(id)) this.#personTyped.note(id, typed);
+  }
+
   /** How many bytes of output the job has had so far. */
   outputTotal(id: string): number {
     const job = this.#jobs.get(id);
@@ -212,6 +219,7 @@ export class JobRegistry {
    * of a long output is what a model needs first. */
   readDelta(id: string, newest = false): { text: string; unreadBytes: number } {
     const job = this.#jobs.get(id)!;
+    const typed = this.#personTyped.take(id);
     const skipped = this.#skipToNewest(job, newest);
     const read = this.#capture.ringRead(job.source.captureId, this.#readBytes);
     const unreadBytes = read.total - read.to;
@@ -222,6 +230,7 @@ export class JobRegistry {
     // A terminal's bytes (the spill file keeps them as they came) read as the lines they show.
     if (job.source.terminal?.tty) text = collapseTerminal(text);
     if (skipped !== undefined) text = appendLine(skipped, text);
+    if (typed !== undefined) text = appendLine(typed, text);
     this.#trim(job.ownerId);
     return { text, unreadBytes };
   }
@@ -271,6 +280,7 @@ export class JobRegistry {
     const job = this.#jobs.get(id);
     if (!job) return;
     this.#jobs.delete(id);
+    this.#personTyped.forget(id);
     const owned = this.#byOwner.get(job.ownerId);
     owned?.delete(job);
     if (owned?.size === 0) this.#byOwner.delete(job.ownerId);

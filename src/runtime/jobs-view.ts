@@ -29,12 +29,13 @@ export class JobsView {
     return this.#registry.terminal(jobId)?.tty === true;
   }
 
-  /** A person types into a running terminal job (raw bytes, as a terminal sends them); false when the job has no
-   * terminal or has ended. */
+  /** A person types into a running terminal job (raw bytes, as a terminal sends them), and the model's next read
+   * of the job says so; false when the job has no terminal or has ended. */
   input(jobId: string, bytes: Buffer): boolean {
     const terminal = this.#registry.terminal(jobId);
     if (!terminal?.tty || this.#registry.get(jobId)?.state !== 'running') return false;
     terminal.input(bytes);
+    this.#registry.notePersonTyped(jobId, bytes.toString('utf8'));
     return true;
   }
 
