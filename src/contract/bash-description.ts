@@ -21,6 +21,13 @@ const BACKGROUND = {
     'For long-running work (servers, watchers, long builds) set `run_in_background: true`: you get a job id at once. Read new output with job_output, list jobs with job_list, stop one with job_kill; no notice comes when a job finishes: wait for one with job_output and wait: true.',
 };
 
+/** Terminals, where the tool takes `tty` (it comes with run_in_background) or where it does not. */
+const TERMINAL = {
+  none: 'Commands get no terminal and no stdin: use non-interactive flags (`-y`, `--no-pager`, `--batch`).',
+  offered:
+    'Commands get no terminal and no stdin unless started with `tty: true`: prefer non-interactive flags (`-y`, `--no-pager`, `--batch`). A program that must be answered (a REPL, a password prompt, an installer that asks) runs with `tty: true` and `run_in_background: true`; type into it with job_input. On a terminal, stdout and stderr arrive as one stream.',
+};
+
 export function bashDescription(options: DescriptionOptions): string {
   const parts = [
     'Run a bash command and get back what it printed.',
@@ -28,7 +35,7 @@ export function bashDescription(options: DescriptionOptions): string {
     'The result is stdout, then a `[stderr]` section when the command wrote to stderr, then markers on their own lines: `[exit code: N]` for a non-zero exit, `[killed by signal: SIG…]`, `[timed out after Nms]`. A clean run ends with no marker. A non-zero exit is a result to read, not a tool failure.',
     `Each stream keeps only its last ${options.limits.maxOutputBytes} bytes; when more was printed you see \`[output truncated; full output: <path>]\`, and the whole stream is in that file (read parts of it with head, tail, grep or sed).`,
     'Commands run with managed `DSH_*` variables set: `$DSH_HOME` (the harness home), `$DSH_SHELL=1`, `$DSH_SESSION_ID` (this session), and others a deployment adds.',
-    'Commands get no terminal and no stdin: use non-interactive flags (`-y`, `--no-pager`, `--batch`).',
+    options.background ? TERMINAL.offered : TERMINAL.none,
   ];
   if (options.background) {
     parts.push(

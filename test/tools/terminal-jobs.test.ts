@@ -60,6 +60,20 @@ describe('terminal jobs', { timeout: 120_000 }, () => {
     expect(done + text(await s.callTool('job_output', { job_id: id }))).toMatch(/exit code: 0/);
   });
 
+  it('shows what a person typed (the console path) at the head of the model’s next read, then what followed', async () => {
+    const s = await session();
+    const id = await terminalJob(s, 'python3 -i -q');
+    await readUntil(s, id, '>>> ');
+    expect(runtime.jobs!.input(id, Buffer.from('print(6*9)\r'))).toBe(true);
+    const read = await readUntil(s, id, '54');
+    expect(read).toContain('[a person typed into this terminal: "print(6*9)\\r"]\n');
+    expect(read.indexOf('[a person typed')).toBeLessThan(read.indexOf('54'));
+    // Told once: the reads after it do not repeat it.
+    expect(text(await type(s, id, { text: 'print(1+1)\n' }))).not.toContain('a person typed');
+    await type(s, id, { eof: true });
+    await settledJob(runtime, id);
+  });
+
   it('answers a password prompt (read -s): the secret reaches the program and is not echoed', async () => {
     const s = await session();
     const id = await terminalJob(s, 'read -s -p "Password: " pw; echo; echo "length ${#pw}"; [ -t 0 ] && echo on-a-terminal');
@@ -68,6 +82,37 @@ describe('terminal jobs', { timeout: 120_000 }, () => {
     const all = reply.includes('on-a-terminal') ? reply : reply + (await readUntil(s, id, 'on-a-terminal'));
     expect(all).toContain('length 8');
     expect(all).not.toContain('hunter22');
+  });
+
+  it('round-trips the node REPL on its terminal (line editing, colours and previews on)', async () => {
+    const s = await session();
+    const id = await terminalJob(s, `'${process.execPath}'`);
+    await readUntil(s, id, /^> /m);
+    const reply = text(await type(s, id, { text: '[6 * 7, "node"].join(" from ")\n' }));
+    const all = reply.includes("'42 from node'") ? reply : reply + (await readUntil(s, id, "'42 from node'"));
+    expect(all).toContain("'42 from node'");
+    expect(all).not.toMatch(/\x1b|\r/);
+    await type(s, id, { text: '.exit\n' });
+    await settledJob(runtime, id);
+  });
+
+  it('answers npm init question by question and writes the package.json those answers make', async () => {
+    const s = await session();
+    const dir = mkdtempSync(join(base, 'npm-init-'));
+    const id = await terminalJob(s, `cd '${dir}' && npm_config_update_notifier=false npm init`);
+    await readUntil(s, id, 'package name:');
+    const answers: Record<string, string> = { 'package name:': 'answered-demo', 'version:': '0.3.0', 'description:': 'typed in a terminal job', 'license:': 'MIT' };
+    let asked = (await type(s, id, { text: 'answered-demo\n' })).content[0]!.text;
+    for (let turn = 0; turn < 20 && !/Is this OK\?/.test(asked); turn++) {
+      // The last question in the reply decides the answer; an unlisted one takes its default (Enter).
+      const question = [...asked.matchAll(/([a-z ]+:)(?: \([^)]*\))? *$/gm)].at(-1)?.[1]?.trim() ?? '';
+      asked = (await type(s, id, { text: `${answers[question] ?? ''}\n` })).content[0]!.text;
+    }
+    expect(asked).toMatch(/Is this OK\?/);
+    await type(s, id, { text: 'yes\n' });
+    await settledJob(runtime, id);
+    const written = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(written).toMatchObject({ name: 'answered-demo', version: '0.3.0', description: 'typed in a terminal job', license: 'MIT' });
   });
 
   it('edits and saves a file in vim -Nu NONE through keys; the alternate screen is rendered meanwhile', async () => {
