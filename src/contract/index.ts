@@ -19,7 +19,7 @@ export { admissionErrors } from './admission-texts.js';
 export { RUNNER_ERROR_CODES, runnerFailure, type RunnerErrorCode } from './runner-failures.js';
 export { workspaceRootErrors } from './workspace-errors.js';
 export { readableSummary, SANDBOX_CONTEXT_SECTION, sandboxContext, VIEW_KERNEL, VIEW_SYSTEM, type ReadViewFacts, type SandboxContextFacts } from './sandbox-context.js';
-export { handOffWaiting, waitingLine, type WaitingFinding } from './waiting-texts.js';
+export { handOffWaiting, typableLine, waitingLine, type WaitingFinding } from './waiting-texts.js';
 export { commandApprovalPrompt, commandApprovalReason, policyLoadErrors, policyPrompt, policyReasons, policyTexts, ruleLabel, unresolvedWhy } from './policy-texts.js';
 export { progressMessage } from './progress-texts.js';
 export { modernErrors, modernTexts, modernToolDocs } from './mcp-texts.js';

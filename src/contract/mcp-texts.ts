@@ -12,7 +12,9 @@ export const modernTexts = {
   sessionOpened: (handle: string) =>
     `opened session ${handle}: pass "session": "${handle}" to bash, job_output, job_list and job_kill to use it`,
   /** A task's statusMessage while its job runs: with the newest line it printed, once it printed one. */
-  taskWorking: (jobId: string, newestLine?: string) => `job ${jobId} is running${newestLine ? `; newest line: ${newestLine}` : ''}`,
+  /** `waiting`: the waiting line of a terminal job found reading its terminal. */
+  taskWorking: (jobId: string, newestLine?: string, waiting?: string) =>
+    `job ${jobId} is running${newestLine ? `; newest line: ${newestLine}` : ''}${waiting ? ` ${waiting}` : ''}`,
   /** The stop reason of a task's job cancelled with tasks/cancel (`[stopped: <reason>]`). */
   taskCancelled: 'cancelled by the client (tasks/cancel)',
 };

@@ -15,6 +15,11 @@ export function waitingLine(finding: WaitingFinding): string {
   return `[waiting for input: pid ${finding.pid} (${finding.name}) ${reads}; this tool cannot type into it — job_kill it and rerun non-interactively]`;
 }
 
+/** The waiting line of a terminal job found reading its own terminal (job_input answers it); else nothing. */
+export function typableLine(finding: WaitingFinding | undefined): string | undefined {
+  return finding?.kind === 'input' && finding.typable ? waitingLine(finding) : undefined;
+}
+
 /** The hand-off of a command known to wait: no promise of a completion notice, since it may never finish. */
 export const handOffWaiting = (ms: number, id: string) =>
   `[still running after ${ms}ms; moved to background job ${id}]\nThe command keeps running in the background, waiting as the line above says; read newer output with job_output, stop it with job_kill.`;

@@ -1,7 +1,7 @@
 // job_output, job_list and job_kill: the model's controls over its own background jobs, one registry entry each.
 import { z } from 'zod';
 import type { JobRegistry } from '../jobs/registry.js';
-import { jobErrors, jobsPrompt, jobTexts, jobToolDocs, statusLine, terminalTexts, toolTitles, waitingLine, type JobLimits } from '../contract/index.js';
+import { jobErrors, jobsPrompt, jobTexts, jobToolDocs, statusLine, terminalTexts, toolTitles, typableLine, waitingLine, type JobLimits } from '../contract/index.js';
 import { errorResult, textResult, type CallContext, type ToolDefinition, type ToolResult } from './tool.js';
 import { knownArgs } from './plain-args.js';
 import type { ToolAnnotations, ToolSpec } from './spec.js';
@@ -114,8 +114,10 @@ async function output(jobs: JobRegistry, args: z.output<ReturnType<typeof output
   const capped = asked !== undefined && asked > maxWaitMs ? jobTexts.waitCapped(asked, maxWaitMs) : undefined;
   const { text, unreadBytes } = jobs.output(job.id, expired ? waitMs : undefined, capped);
   const screen = await fullScreen(jobs, job.id);
-  // The screen goes before the status line, which stays last.
-  const shown = screen ? text.replace(/[^\n]*$/, (status) => `${screen}\n${status}`) : text;
+  // A terminal job found reading its terminal says so, as job_list does; the screen and that line go before the
+  // status line, which stays last.
+  const before = [screen, typableLine(jobs.get(job.id)?.waiting)].filter((line) => line !== undefined);
+  const shown = before.length ? text.replace(/[^\n]*$/, (status) => `${before.join('\n')}\n${status}`) : text;
   return textResult(shown, { jobId: job.id, job: jobs.get(job.id), unreadBytes });
 }
 

@@ -74,6 +74,20 @@ describe('terminal jobs', { timeout: 120_000 }, () => {
     await settledJob(runtime, id);
   });
 
+  it('says in job_output, before the status line, when a terminal job waits on its terminal, as job_list does', async () => {
+    const s = await session();
+    const id = await terminalJob(s, 'python3 -i -q');
+    const line = /\[waiting for input: pid \d+ \(python3[^)]*\) reads its terminal; answer it with job_input\]\n\[status: running\]$/;
+    const read = await until(async () => {
+      const shown = text(await s.callTool('job_output', { job_id: id }));
+      return line.test(shown) ? shown : undefined;
+    }, 60_000, 'the waiting line in job_output');
+    expect(read).toMatch(line);
+    expect(text(await s.callTool('job_list'))).toMatch(/\[waiting for input: pid \d+ \(python3[^)]*\) reads its terminal; answer it with job_input\]/);
+    await type(s, id, { eof: true });
+    await settledJob(runtime, id);
+  });
+
   it('answers a password prompt (read -s): the secret reaches the program and is not echoed', async () => {
     const s = await session();
     const id = await terminalJob(s, 'read -s -p "Password: " pw; echo; echo "length ${#pw}"; [ -t 0 ] && echo on-a-terminal');
@@ -186,6 +200,23 @@ describe('terminal jobs', { timeout: 120_000 }, () => {
     expect(text(await type(s, id, { text: 'late\n' }))).toBe(`job ${id} has ended; nothing was typed\n[status: completed, exit code: 3]`);
   });
 
+  it('refuses a terminal job past the session limit, names the limit, and admits one again when a job ends', async () => {
+    const limited = await open({ jobs: { maxTerminalJobs: 2 } });
+    const s = limited.session({ id: 'tty-limit', cwd: base });
+    const first = jobIdOf(await bash(s, 'cat', { run_in_background: true, tty: true }));
+    jobIdOf(await bash(s, 'cat', { run_in_background: true, tty: true }));
+    const refused = await bash(s, 'cat', { run_in_background: true, tty: true });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe(
+      'Error: terminal job limit reached for this session (limit: 2); end a terminal job you no longer need with job_kill, then retry',
+    );
+    // A job without a terminal is not counted against it.
+    expect(text(await bash(s, 'sleep 30', { run_in_background: true }))).toMatch(/^started background job /);
+    await s.callTool('job_kill', { job_id: first });
+    await settledJob(limited, first);
+    expect(text(await bash(s, 'cat', { run_in_background: true, tty: true }))).toMatch(/^started background job /);
+  });
+
   it('refuses unknown keys and empty input', async () => {
     const s = await session();
     const id = await terminalJob(s, 'cat');
@@ -235,7 +266,7 @@ function readdirSafe(dir: string): string[] {
   }
 }
 
-describe('terminal descriptors', () => {
+describe('terminal descriptors', { timeout: 180_000 }, () => {
   it('200 terminal jobs opened and ended leave the count of open /dev/ptmx descriptors at its baseline', async () => {
     const s = await session();
     // The earlier tests' terminals close as their runners exit: none of this process's tree holds one once they have.

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Runtime } from '../../../runtime/runtime.js';
 import type { ToolResult } from '../../../tools/tool.js';
-import { appendLine, modernErrors, modernTexts } from '../../../contract/index.js';
+import { appendLine, modernErrors, modernTexts, typableLine } from '../../../contract/index.js';
 import type { ModernState } from './states.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -70,7 +70,7 @@ export class TaskTable {
     const record = this.#find(principal, taskId);
     const job = this.#runtime.jobs?.list(record.state.session.id).find((info) => info.id === record.jobId);
     if (job && (job.state === 'running' || job.state === 'stopping')) {
-      return { ...this.#base(record), status: 'working' as const, statusMessage: modernTexts.taskWorking(job.id, this.#newestLine(job.id)) };
+      return { ...this.#base(record), status: 'working' as const, statusMessage: modernTexts.taskWorking(job.id, this.#newestLine(job.id), typableLine(job.waiting)) };
     }
     if (!record.result) {
       const read = await record.state.session.callTool('job_output', { job_id: record.jobId });
