@@ -270,6 +270,21 @@ describe.each(['stdio', 'http'] as const)('tasks over %s (tasks extension declar
     }
   });
 
+  it('says in a terminal job task\'s status when the job waits on its terminal, and job_input answers it', async () => {
+    const { result } = await raw.request('tools/call', {
+      name: 'bash',
+      arguments: { command: 'python3 -i -q', description: 'a REPL', tty: true, run_in_background: true },
+    });
+    expect(result).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = result!.taskId as string;
+    const jobId = /job (bash-\d+) is running/.exec(result!.statusMessage as string)![1]!;
+    const waiting = new RegExp(`^job ${jobId} is running; newest line: >>> \\[waiting for input: pid \\d+ \\(python3[^)]*\\) reads its terminal; answer it with job_input\\]$`);
+    await until(async () => waiting.test((await raw.request('tasks/get', { taskId })).result?.statusMessage as string), 60_000, 'the waiting line in the task status');
+    const answered = await raw.request('tools/call', { name: 'job_input', arguments: { job_id: jobId, text: 'print(6*7)\n' } });
+    expect(JSON.stringify(answered.result)).toContain('42');
+    expect((await raw.request('tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
+  });
+
   it("answers a promoted call with a task whose result conforms to bash's outputSchema, the earlier output first", async () => {
     const { result } = await raw.request('tools/call', {
       name: 'bash',
