@@ -21,6 +21,9 @@ export const markers = {
    * refused client). An IPv6 address stands in brackets. */
   networkBlocked: (host: string, port: number, reason: string) =>
     `[network: blocked ${host.includes(':') ? `[${host}]` : host}:${port} — ${reason}]`,
+  /** A command under network by name failed to look a name up: no name server answers inside the sandbox. */
+  lookupFailed:
+    '[network: names do not resolve inside this sandbox; commands reach allowed hosts through the proxy their environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which resolves the names itself: use a client that honours it]',
   escalationHint:
     '[sandbox: escalation available — retry this exact command once with sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]',
   /** Paths a command named that its session cannot read (its read view hides or refuses them), with what it can. */

@@ -43,6 +43,8 @@ export interface ForegroundFacts {
   notMoved?: number;
   /** Connections the network proxy refused while the call ran, in order, each once. */
   networkBlocked?: NetworkBlock[];
+  /** Under network by name, the command's output says a name lookup failed. */
+  lookupFailed?: boolean;
   /** Processes the command left running, and the job that holds them where one does (`ended`: an escalated
    * command's, ended with it). */
   leftover?: { count: number; jobId?: string; ended?: boolean };
@@ -82,6 +84,7 @@ export function renderForeground(facts: ForegroundFacts, escalationAdvertised = 
 function markerLines(facts: ForegroundFacts, escalationAdvertised: boolean): string[] {
   const lines = sandboxLines(facts.sandbox, facts.readable, escalationAdvertised);
   for (const b of facts.networkBlocked ?? []) lines.push(markers.networkBlocked(b.host, b.port, b.reason));
+  if (facts.lookupFailed) lines.push(markers.lookupFailed);
   // Before the exit marker, which stays last (views read the exit status from the final line).
   if (facts.leftover?.ended) lines.push(markers.escalationLeftoverEnded(facts.leftover.count));
   else if (facts.leftover) lines.push(markers.leftover(facts.leftover.count, facts.leftover.jobId));

@@ -13,6 +13,7 @@ import type { ApprovalConfig, ApprovalHandler } from '../sandbox/approval.js';
 import type { SandboxMode } from '../sandbox/modes.js';
 import type { Confinement, Sandbox } from '../sandbox/sandbox.js';
 import { canonicalNow, verifiedRoot } from '../sandbox/workspace.js';
+import { lookupFailed } from '../sandbox/lookup-failures.js';
 import { policyStage } from './bash-policy.js';
 import { callMode } from './bash-escalation.js';
 import type { CompiledPolicy } from '../policy/rules.js';
@@ -305,6 +306,8 @@ export class BashTool {
   #addBlocked(facts: ForegroundFacts, context: CallContext, mark: number | undefined): void {
     const blocked = this.#deps.sandbox?.networkBlocked(context.sessionId, mark);
     if (blocked) facts.networkBlocked = blocked;
+    // A mark means network by name, where only the proxy resolves names.
+    if (mark !== undefined && lookupFailed(facts)) facts.lookupFailed = true;
   }
 
   /** No job behind the call: the executor's deadline kills the command at its timeout. `jobLimit`: promotion is

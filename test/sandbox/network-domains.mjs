@@ -149,6 +149,7 @@ facts.named = await run(named.session, {
   sshCommand: 'echo "$GIT_SSH_COMMAND"',
   udpNode: `${node} -e "require('dgram').createSocket('udp4').on('error', (e) => console.log(e.code)).send('x', 53, '8.8.8.8', (e) => console.log(e ? e.code : 'sent'))" 2>&1 | head -1`,
   dns: `getent hosts evil.test || echo "no answer: $?"`,
+  lookupPython: `python3 -c "import socket; socket.getaddrinfo('web.test', 80)" 2>&1 | tail -1`,
   ...witness.commands,
   git: `git clone -q http://git.test:${gitPort}/repo.git clone && cat clone/README`,
   npm: `npm install --registry http://registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe >/dev/null && ${node} -p "require('shellring-net-probe')"`,

@@ -58,6 +58,12 @@ describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backen
       expect(named.noProxy!.text).toMatch(/^curl: 6\n/);
       expect(named.udpNode!.text).toBe('EACCES\n');
       expect(named.dns!.text).toMatch(/^no answer: 2\n/);
+      // A client that resolves names itself is told why it failed, and where names do resolve.
+      const told = '[network: names do not resolve inside this sandbox; commands reach allowed hosts through the proxy their environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which resolves the names itself: use a client that honours it]';
+      expect(named.lookupPython!.text).toMatch(/^socket\.gaierror: \[Errno -\d+\] [^\n]+\n/);
+      expect(named.lookupPython!.text.split('\n').at(-1)).toBe(told);
+      expect(named.noProxy!.text).toContain(`\n${told}`);
+      expect(named.allowed!.text).not.toContain('names do not resolve');
       expect(named.tcp!.text).not.toMatch(/connected/);
       expect(named.udp!.text).not.toMatch(/sent/);
       expect(facts.tcpConnections).toBe(0);
