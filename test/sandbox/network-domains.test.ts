@@ -1,10 +1,14 @@
 // The domain network mode, per backend, as root and as an unprivileged user: allowed hosts answer real clients (curl
 // over HTTP, CONNECT and SOCKS5, git clone, npm install), every other way out is refused, and each refusal is
 // named in the result of the call that made it.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { markers } from '../../src/contract/markers.js';
-import { runScenarios, users } from './harness.js';
+import { startSshd } from '../../bench/lib/sshd.js';
+import { isRoot, runScenarios, users } from './harness.js';
 
 const script = join(import.meta.dirname, 'network-domains.mjs');
 type Probe = { text: string; blocked: { host: string; port: number; reason: string }[] | null };
@@ -16,6 +20,25 @@ function refused(probe: Probe, host: string, reason: string): void {
   expect([block!.host, block!.reason]).toEqual([host, reason]);
   expect(probe.text.endsWith(`\n${markers.networkBlocked(block!.host, block!.port, reason)}`)).toBe(true);
 }
+
+// A loopback sshd (it runs as root) with a bare repository, for git push over SSH from inside the sandbox: the client
+// key, a known_hosts line for git.test at its port, and the repository in a directory every scenario user can read.
+const sshd = isRoot ? await startSshd() : undefined;
+const sshDir = mkdtempSync(join(tmpdir(), 'shellring-net-ssh-'));
+if (sshd) {
+  copyFileSync(join(sshd.dir, 'id'), join(sshDir, 'id'));
+  const hostKey = readFileSync(join(sshd.dir, 'host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
+  writeFileSync(join(sshDir, 'known_hosts'), `[git.test]:${sshd.port} ${hostKey}\n`);
+  execFileSync('git', ['init', '-q', '--bare', join(sshDir, 'remote.git')]);
+  chmodSync(sshDir, 0o755);
+  chmodSync(join(sshDir, 'id'), 0o644);
+  process.env.SHELLRING_TEST_SSH = JSON.stringify({ port: sshd.port, dir: sshDir });
+}
+afterAll(async () => {
+  delete process.env.SHELLRING_TEST_SSH;
+  await sshd?.stop();
+  rmSync(sshDir, { recursive: true, force: true });
+});
 
 describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backend) => {
   describe.each(users)('as %s', (user) => {
@@ -39,6 +62,15 @@ describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backen
       expect(named.sshHelper!.text).toBe('hello /ssh\n');
       expect(named.sshHelperRefused!.text).toMatch(/^exit 1\n\[stderr\]\nshellring-connect: \[network: blocked evil\.test:22 — a known exfiltration host\]\n/);
       expect(named.sshCommand!.text).toMatch(/^ssh -o ProxyCommand='\/\S+\/shellring-connect %h %p'\n$/);
+    });
+
+    it.runIf(sshd)('pushes with git over SSH through the CONNECT helper, and a push to a denied host is refused with its reason', () => {
+      const ref = /^pushed (\S+)\n$/.exec(named.sshPush!.text)?.[1];
+      expect(ref, named.sshPush!.text).toBeDefined();
+      // The commit arrived in the repository behind sshd.
+      expect(execFileSync('git', ['--git-dir', join(sshDir, 'remote.git'), 'log', '-1', '--format=%s', ref!], { encoding: 'utf8' })).toBe('pushed\n');
+      expect(named.sshPushRefused!.text).toMatch(/^shellring-connect: \[network: blocked evil\.test:\d+ — a known exfiltration host\]\n/);
+      refused(named.sshPushRefused!, 'evil.test', 'a known exfiltration host');
     });
 
     it('refuses a denied host with its reason and an unlisted one with the default', () => {
