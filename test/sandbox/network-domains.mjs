@@ -4,6 +4,7 @@
 // Usage: node network-domains.mjs <backend> <base>
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
+import { connect as connectTcp } from 'node:net';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -23,6 +24,16 @@ const served = [];
 const web = createServer((req, res) => {
   served.push(req.url);
   res.end(`hello ${req.url}\n`);
+});
+// It is also an open relay (CONNECT to any name, which the test host map puts on this loopback): an allowed host
+// that is itself a proxy, whose own reach the policy does not govern.
+web.on('connect', (req, socket) => {
+  const upstream = connectTcp(Number(req.url.split(':').at(-1)), '127.0.0.1', () => {
+    socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
+    upstream.pipe(socket).pipe(upstream);
+  });
+  upstream.on('error', () => socket.destroy());
+  socket.on('error', () => upstream.destroy());
 });
 const webPort = await listen(web);
 
@@ -164,6 +175,10 @@ facts.named = await run(named.session, {
   noProxy: `curl -sS --max-time 20 --noproxy '*' http://${web1}/noproxy; echo "curl: $?"`,
   sshHelper: `printf 'GET /ssh HTTP/1.0\\r\\n\\r\\n' | ${connect} web.test ${webPort} | tail -1`,
   sshHelperRefused: `${connect} evil.test 22 </dev/null; echo "exit $?"`,
+  // The proxy judges the target, whatever else the request names.
+  hostHeader: `curl -sS -p --proxy-header 'Host: ${web1}' http://evil.test:${webPort}/confused-connect`,
+  absoluteHost: `curl -sS -H 'Host: ${web1}' http://evil.test:${webPort}/confused-absolute`,
+  chain: `curl -sS --preproxy socks5h://127.0.0.1:3128 -x http://${web1} -p http://evil.test:${webPort}/chain`,
   sshCommand: 'echo "$GIT_SSH_COMMAND"',
   ...sshPush,
   udpNode: `${node} -e "require('dgram').createSocket('udp4').on('error', (e) => console.log(e.code)).send('x', 53, '8.8.8.8', (e) => console.log(e ? e.code : 'sent'))" 2>&1 | head -1`,

@@ -73,6 +73,16 @@ describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backen
       refused(named.sshPushRefused!, 'evil.test', 'a known exfiltration host');
     });
 
+    it('judges the target a request names, not its Host header; a relay chain through an allowed proxy is that host\'s own reach', () => {
+      expect(named.hostHeader!.blocked).toEqual([{ host: 'evil.test', port: expect.any(Number), reason: 'a known exfiltration host' }]);
+      expect(named.hostHeader!.text).toMatch(/^\[stderr\]\ncurl: \(56\) CONNECT tunnel failed, response 403\n\[network: blocked evil\.test:\d+ — a known exfiltration host\]\n\[exit code: 56\]$/);
+      refused(named.absoluteHost!, 'evil.test', 'a known exfiltration host');
+      // The first hop is judged (web.test, allowed); what an allowed host that is itself a proxy reaches is its own
+      // doing (docs/sandbox.md says so): the denied name was reached through it.
+      expect(named.chain!.text).toBe('hello /chain\n');
+      expect(named.chain!.blocked).toBeNull();
+    });
+
     it('refuses a denied host with its reason and an unlisted one with the default', () => {
       refused(named.denied!, 'evil.test', 'a known exfiltration host');
       refused(named.unlisted!, 'other.test', 'not in the allowed hosts');
@@ -123,7 +133,7 @@ describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backen
 
     it('an entry naming the IP literal reaches it; the host served only what was allowed', () => {
       expect((facts.literal as Record<string, Probe>).loopback!.text).toBe('hello /literal\n');
-      expect(facts.served).toEqual(['/allowed', '/tunnel', '/socks', '/ssh', '/literal']);
+      expect(facts.served).toEqual(['/allowed', '/tunnel', '/socks', '/ssh', '/chain', '/literal']);
     });
   });
 });
