@@ -1,6 +1,6 @@
-// The size of the house's rooms where commands are run and supervised: in crates/*/src, workers/ and src/executor no
-// file holds more than 400 lines and no function more than 100 (a Rust file's test module, and the files named below,
-// excepted), so each stays one concept a reader can hold.
+// The size of the house's rooms: in crates/*/src, workers/ and src/ no file holds more than 400 lines and no function
+// more than 100 (a Rust file's test module, and the tables and tests named below, excepted), so each stays one concept
+// a reader can hold.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
@@ -13,6 +13,7 @@ const FUNCTION_LINES = 100;
 /** Tables or tests kept whole, each with why. */
 const EXCEPTED: Record<string, string> = {
   'crates/core/src/ring/tests.rs': "the ring's tests, one module",
+  'src/policy/wrapper-table.ts': 'the exec wrappers the policy strips, one entry each: a table',
 };
 
 function files(dir: string, ext: RegExp): string[] {
@@ -22,7 +23,7 @@ function files(dir: string, ext: RegExp): string[] {
 }
 
 const crates = readdirSync(join(root, 'crates')).flatMap((crate) => files(join('crates', crate, 'src'), /\.rs$/));
-const typescript = [...files('workers', /\.c?ts$/), ...files('src/executor', /\.ts$/)];
+const typescript = [...files('workers', /\.c?ts$/), ...files('src', /\.c?ts$/)];
 
 /** A Rust file's lines before its test module. */
 function rustCode(file: string): string[] {
@@ -62,7 +63,7 @@ function typescriptFunctions(file: string): { name: string; lines: number }[] {
   return found;
 }
 
-describe('the size of the supervision code', () => {
+describe('the size of the code', () => {
   it(`no file over ${FILE_LINES} lines`, () => {
     const long = [
       ...crates.map((file) => ({ file, lines: rustCode(file).length })),

@@ -5,40 +5,14 @@ import { nextJobId } from './ids.js';
 import { ForgottenJobs } from './forgotten.js';
 import { jobOptionsSchema, type JobRegistryOptions } from './options.js';
 import { appendLine, jobErrors, jobTexts, renderRead, statusLine, type JobLimits } from '../contract/index.js';
-import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobSource, JobState, JobTerminal } from './types.js';
+import type { FollowRead, JobEvent, JobInfo, JobSettlement, JobTerminal } from './types.js';
 import { parseConfig, ShellringError } from '../errors.js';
 import { collapseTerminal } from './terminal-text.js';
 import { PersonTyped } from './person-typed.js';
+import { info, settled, type Job, type KilledBy, type StartJob } from './job.js';
 
 /** How far into the newest read's worth a line start is looked for (as a truncated tail does). */
 const LINE_PROBE = 4096;
-
-export interface StartJob {
-  kind: string;
-  label: string;
-  description?: string;
-  ownerId: string;
-  source: JobSource;
-  /** A foreground call waits on it: it leaves without a trace if it settles before the call's timeout. */
-  foreground?: boolean;
-  /** The tool call that started it. */
-  callId?: string;
-  /** The mode of the approved escalation its command runs under. */
-  escalation?: string;
-}
-
-type KilledBy = 'owner' | 'person' | 'teardown';
-
-interface Job extends JobInfo {
-  source: JobSource;
-  killedBy?: KilledBy;
-  waiters: number;
-  silenced: boolean;
-  total: number;
-  /** The model has read the job since it settled (only its first such read may skip to the newest output). */
-  readSettled: boolean;
-}
-
 
 export class JobRegistry {
   readonly #capture: CaptureBackend;
@@ -397,29 +371,4 @@ export class JobRegistry {
   #emit(event: JobEvent): void {
     this.#events.emit(event.type, event);
   }
-}
-
-function settled(state: JobState): boolean {
-  return state === 'completed' || state === 'killed' || state === 'failed';
-}
-
-function info(job: Job): JobInfo {
-  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId, escalation } = job;
-  const waiting = state === 'running' ? job.source.waiting?.() : undefined;
-  return {
-    ...(waiting !== undefined ? { waiting } : {}),
-    id,
-    kind,
-    label,
-    ...(description !== undefined ? { description } : {}),
-    ownerId,
-    state,
-    detail,
-    killReason,
-    startedAt,
-    settledAt,
-    foreground,
-    ...(callId !== undefined ? { callId } : {}),
-    ...(escalation !== undefined ? { escalation } : {}),
-  };
 }

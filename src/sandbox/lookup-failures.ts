@@ -19,7 +19,8 @@ const LOOKUP_FAILED = new RegExp(
   'i',
 );
 
-/** Whether a confined command's output says a name lookup failed (an unconfined one resolves names itself). */
+/** Whether a confined command's output says a name lookup failed (an unconfined one resolves names itself); asked
+ * only under network by name (a call with a network mark), where the proxy alone resolves names. */
 export function lookupFailed(facts: Pick<ForegroundFacts, 'sandbox' | 'stdout' | 'stderr'>): boolean {
   if (facts.sandbox === undefined || facts.sandbox.mode === 'danger-full-access') return false;
   return LOOKUP_FAILED.test(facts.stdout.text) || LOOKUP_FAILED.test(facts.stderr.text);

@@ -306,7 +306,6 @@ export class BashTool {
   #addBlocked(facts: ForegroundFacts, context: CallContext, mark: number | undefined): void {
     const blocked = this.#deps.sandbox?.networkBlocked(context.sessionId, mark);
     if (blocked) facts.networkBlocked = blocked;
-    // A mark means network by name, where only the proxy resolves names.
     if (mark !== undefined && lookupFailed(facts)) facts.lookupFailed = true;
   }
 
