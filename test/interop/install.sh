@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the third-party MCP clients the interop tests drive, apart from the package's own dependencies: the
 # conformance runner (npm, its own lockfile), the MCP Inspector's CLI with the Node 22 line it needs (npm, its own
-# lockfile; its install scripts only set up a source checkout) and the Python SDK (a venv). Idempotent: each is
+# lockfile; its install scripts only set up a source checkout) and the Python SDK with pypiserver, the package index
+# the network tests download from (a venv). Idempotent: each is
 # installed again only when its pinned list changed. .ci/run calls it; the tests call it too, so a fresh checkout can
 # run them alone.
 set -euo pipefail

@@ -151,7 +151,7 @@ if (ssh) {
     `git -C push-src push -q ssh://root@${host}:${ssh.port}${ssh.dir}/remote.git HEAD:refs/heads/${ref}`;
   sshPush = {
     sshPush: `rm -rf push-src && git init -q -b main push-src && git -C push-src -c user.name=t -c user.email=t@t commit -q --allow-empty -m pushed && ${push('git.test')} && echo "pushed ${ref}"`,
-    sshPushRefused: `${push('evil.test')} 2>&1 | head -1`,
+    sshPushRefused: `${push('evil.test')} 2>push-refused.err; head -1 push-refused.err`,
   };
 }
 
@@ -187,6 +187,8 @@ facts.named = await run(named.session, {
   ...witness.commands,
   git: `git clone -q http://git.test:${gitPort}/repo.git clone && cat clone/README`,
   npm: `npm install --registry http://registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe >/dev/null && ${node} -p "require('shellring-net-probe')"`,
+  pip: `/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --retries 0 --trusted-host registry.test --index-url http://registry.test:${process.env.SHELLRING_TEST_PYPI}/simple/ -d pip-${process.getuid()} shellring-net-probe >/dev/null && ls pip-${process.getuid()}`,
+  pipRefused: `/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --retries 0 --trusted-host other-registry.test --index-url http://other-registry.test:${process.env.SHELLRING_TEST_PYPI}/simple/ -d pip-refused shellring-net-probe >/dev/null 2>&1; echo "pip: $?"`,
   npmRefused: `npm install --registry http://other-registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe 2>&1 | grep -c 403`,
 });
 facts.prompt = named.session.promptSections().find((s) => s.name === 'tool:bash:sandbox').text;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { markers } from '../../src/contract/markers.js';
 import { startSshd } from '../../bench/lib/sshd.js';
 import { isRoot, runScenarios, users } from './harness.js';
+import { startPackageIndex, WHEEL } from './package-index.js';
 
 const script = join(import.meta.dirname, 'network-domains.mjs');
 type Probe = { text: string; blocked: { host: string; port: number; reason: string }[] | null };
@@ -34,7 +35,12 @@ if (sshd) {
   chmodSync(join(sshDir, 'id'), 0o644);
   process.env.SHELLRING_TEST_SSH = JSON.stringify({ port: sshd.port, dir: sshDir });
 }
+// pypiserver with one wheel, for pip inside the sandbox.
+const index = await startPackageIndex();
+process.env.SHELLRING_TEST_PYPI = String(index.port);
 afterAll(async () => {
+  delete process.env.SHELLRING_TEST_PYPI;
+  await index.stop();
   delete process.env.SHELLRING_TEST_SSH;
   await sshd?.stop();
   rmSync(sshDir, { recursive: true, force: true });
@@ -52,10 +58,13 @@ describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backen
       for (const name of ['allowed', 'tunnel', 'socks']) expect(named[name]!.blocked, name).toBeNull();
     });
 
-    it('clones over http from git http-backend and installs from a Verdaccio registry, while another registry is refused', () => {
+    it('clones over http from git http-backend, installs from a Verdaccio registry and downloads from a Python package index, while another registry is refused', () => {
       expect(named.git!.text).toBe('cloned through the proxy\n');
       expect(named.npm!.text).toBe('installed through the proxy\n');
       refused(named.npmRefused!, 'other-registry.test', 'not in the allowed hosts');
+      // pip, from a local pypiserver: the wheel arrives; another index is refused.
+      expect(named.pip!.text).toBe(`${WHEEL}\n`);
+      expect(named.pipRefused!.blocked).toEqual([{ host: 'other-registry.test', port: index.port, reason: 'not in the allowed hosts' }]);
     });
 
     it('tunnels through the CONNECT helper that GIT_SSH_COMMAND names, and says why a refused host is refused', () => {

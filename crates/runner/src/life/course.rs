@@ -158,7 +158,7 @@ impl Course {
         self.over = true;
         // A signalled group's processes get their KILL at the grace: they are on their way out.
         let condemned = self.cause.and(self.bash);
-        let left = proc_tree::left_running(self.me, condemned);
+        let left = proc_tree::left_running_settled(self.me, condemned);
         status.line(&Line::Over(left).line());
     }
 }

@@ -3,6 +3,7 @@
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// One /proc entry: its parent and whether it is a zombie (already dead, waiting to be reaped).
 fn stat(pid: i32) -> Option<(i32, bool)> {
@@ -123,6 +124,24 @@ pub fn left_running(root: Pid, condemned: Option<Pid>) -> usize {
         .filter(|&pid| !sandbox_own(pid))
         .filter(|&pid| condemned.is_none_or(|g| group(pid) != Some(g.as_raw())))
         .count()
+}
+
+/// How long processes found after the command ended get to go on their own before they count as left running.
+const SETTLE: Duration = Duration::from_millis(200);
+const SETTLE_STEP: Duration = Duration::from_millis(10);
+
+/// `left_running`, once what is on its way out had a moment to go: a process its command told to end as it exited
+/// (ssh hangs up its ProxyCommand, a pipeline's last stage drains) was not left running. Waits only while some are
+/// found, at most `SETTLE`.
+pub fn left_running_settled(root: Pid, condemned: Option<Pid>) -> usize {
+    let until = Instant::now() + SETTLE;
+    loop {
+        let left = left_running(root, condemned);
+        if left == 0 || Instant::now() >= until {
+            return left;
+        }
+        std::thread::sleep(SETTLE_STEP);
+    }
 }
 
 /// SIGKILLs the process group `pgid` and every descendant of `root` until none is left, calling `reap` between
