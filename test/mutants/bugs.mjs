@@ -494,6 +494,20 @@ export const BUGS = [
     replace: 'let _ = idmap;',
     tests: [{ vitest: 'test/sandbox/root-only.test.ts', name: 'bubblewrap .*as root .*escalated: every root-only file' }],
   },
+  {
+    name: 'a writable root above a system tree is taken',
+    file: 'src/sandbox/writable-roots.ts',
+    find: 'const held = SYSTEM_TREES.find((dir) => root !== sep && holds(dir));',
+    replace: 'const held = SYSTEM_TREES.find((dir) => root !== sep && dir === root);',
+    tests: [{ vitest: 'test/sandbox/writable-roots.test.ts', name: 'refuses a root above a system tree or a home' }],
+  },
+  {
+    name: 'a writable root that holds a home is taken',
+    file: 'src/sandbox/writable-roots.ts',
+    find: 'const home = limits.homes.find((dir) => dir !== sep && holds(dir));',
+    replace: 'const home = limits.homes.find((dir) => dir !== sep && dir === root && root !== dir);',
+    tests: [{ vitest: 'test/sandbox/writable-roots.test.ts', name: 'refuses a root above a system tree or a home' }],
+  },
   ...[
     ['/etc/shadow', 'masks /etc/shadow wherever'],
     ['/etc/ssh/*_key', 'masks /etc/ssh/\\*_key wherever'],
