@@ -181,7 +181,7 @@ facts.named = await run(named.session, {
   chain: `curl -sS --preproxy socks5h://127.0.0.1:3128 -x http://${web1} -p http://evil.test:${webPort}/chain`,
   sshCommand: 'echo "$GIT_SSH_COMMAND"',
   ...sshPush,
-  udpNode: `${node} -e "require('dgram').createSocket('udp4').on('error', (e) => console.log(e.code)).send('x', 53, '8.8.8.8', (e) => console.log(e ? e.code : 'sent'))" 2>&1 | head -1`,
+  udpNode: `${node} -e "require('dgram').createSocket('udp4').on('error', (e) => console.log(e.code)).send('x', 53, '8.8.8.8', (e) => console.log(e ? e.code : 'sent'))" 2>&1 | grep -v -e UNDICI-EHPA -e trace-warnings | head -1`,
   dns: `getent hosts evil.test || echo "no answer: $?"`,
   lookupPython: `python3 -c "import socket; socket.getaddrinfo('web.test', 80)" 2>&1 | tail -1`,
   ...witness.commands,
