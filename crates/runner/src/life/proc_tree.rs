@@ -127,7 +127,7 @@ pub fn left_running(root: Pid, condemned: Option<Pid>) -> usize {
 }
 
 /// How long processes found after the command ended get to go on their own before they count as left running.
-const SETTLE: Duration = Duration::from_millis(200);
+const SETTLE: Duration = Duration::from_millis(500);
 const SETTLE_STEP: Duration = Duration::from_millis(10);
 
 /// `left_running`, once what is on its way out had a moment to go: a process its command told to end as it exited
