@@ -3,21 +3,8 @@
 // resolvers' callers print for it (glibc, curl, wget, git, ssh, Node, Python, Go, Rust).
 import type { ForegroundFacts } from '../contract/render-foreground.js';
 
-const LOOKUP_FAILED = new RegExp(
-  [
-    'could not resolve host',
-    'could not resolve hostname',
-    'unable to resolve host',
-    'temporary failure in name resolution',
-    'name or service not known',
-    'no address associated with hostname',
-    'getaddrinfo (?:enotfound|eai_again)',
-    'failed to lookup address information',
-    'lookup \\S+(?: on \\S+)?: no such host',
-    'no servers could be reached',
-  ].join('|'),
-  'i',
-);
+const LOOKUP_FAILED =
+  /could not resolve host(?:name)?|unable to resolve host|temporary failure in name resolution|name or service not known|no address associated with hostname|getaddrinfo (?:enotfound|eai_again)|failed to lookup address information|lookup \S+(?: on \S+)?: no such host|no servers could be reached/i;
 
 /** Whether a confined command's output says a name lookup failed (an unconfined one resolves names itself); asked
  * only under network by name (a call with a network mark), where the proxy alone resolves names. */
