@@ -2,11 +2,11 @@
 // keeps) serving one wheel built here, on a loopback port.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installClients } from '../interop/helpers.js';
 import { until } from '../helpers/until.js';
+import { freePort } from '../../bench/lib/sshd.js';
 
 export interface PackageIndex {
   port: number;
@@ -31,14 +31,6 @@ with zipfile.ZipFile(sys.argv[1], 'w') as wheel:
     for name, data in files.items():
         wheel.writestr(name, data)
 `;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function startPackageIndex(): Promise<PackageIndex> {
   await installClients();
