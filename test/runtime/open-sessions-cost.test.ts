@@ -80,11 +80,23 @@ function recordTimers(): { live: () => number; stop: () => void } {
   };
 }
 
-/** Timers and other handles this process holds while nothing runs. */
-function idleResources(): Counts {
-  const counts: Counts = {};
-  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
-  return counts;
+/** Timers and other handles this thread holds while nothing runs, once they have stayed the same for a second: the
+ * test runner's own short timers (its throttled progress reports) come and go, while a handle a session or job held
+ * would stay. */
+async function idleResources(): Promise<Counts> {
+  const sample = () => {
+    const counts: Counts = {};
+    for (const kind of process.getActiveResourcesInfo().sort()) counts[kind] = (counts[kind] ?? 0) + 1;
+    return counts;
+  };
+  let last = sample();
+  for (let round = 0; round < 30; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = sample();
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  throw new Error(`the handles never settled: ${JSON.stringify(last)}`);
 }
 
 describe('a call with many sessions open', () => {
@@ -98,7 +110,7 @@ describe('a call with many sessions open', () => {
     const alone = runtime.session({ id: 'alone' });
     const firstAlone = await workOf(runtime, alone);
     const againAlone = await workOf(runtime, alone);
-    const idleAlone = idleResources();
+    const idleAlone = await idleResources();
 
     // Sessions that stay open: each kept a spill file, has a settled job and one still running.
     const others: Session[] = [];
@@ -112,7 +124,7 @@ describe('a call with many sessions open', () => {
     }
     expect(runtime.jobs!.list().filter((job) => job.state === 'running')).toHaveLength(OTHERS);
     timers.stop();
-    const idleMany = idleResources();
+    const idleMany = await idleResources();
 
     const crowded = runtime.session({ id: 'crowded' });
     const firstCrowded = await workOf(runtime, crowded);
