@@ -38,6 +38,14 @@ export const NON_INTERACTIVE: Readonly<Record<string, string>> = Object.freeze({
   GIT_ASKPASS: NO_ASKPASS,
   GIT_TERMINAL_PROMPT: '0',
   GIT_MERGE_AUTOEDIT: 'no',
+  // git's automatic maintenance (after a commit, a fetch, a merge) runs before the command that started it returns,
+  // not detached into the background: nothing outlives its command, and a detached one would be ended half done (a
+  // loaded host runs it well after the commit) and named as a process the command left running.
+  GIT_CONFIG_COUNT: '2',
+  GIT_CONFIG_KEY_0: 'maintenance.autoDetach',
+  GIT_CONFIG_VALUE_0: 'false',
+  GIT_CONFIG_KEY_1: 'gc.autoDetach',
+  GIT_CONFIG_VALUE_1: 'false',
   GCM_INTERACTIVE: 'never',
   PAGER: 'cat',
   GIT_PAGER: 'cat',

@@ -8,6 +8,14 @@ const STARTUP: ReadonlySet<string> = new Set([
   'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'LD_PRELOAD', 'LD_AUDIT', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT',
   'GIT_CONFIG', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR',
 ]);
+/** Exported functions, and git's numbered configuration (the environment every command gets sets GIT_CONFIG_COUNT, so a
+ * command setting one of these alone changes what git runs). */
+const STARTUP_PATTERN = /^(BASH_FUNC_|GIT_CONFIG_(KEY|VALUE)_\d+$)/;
+
+function isStartup(name: string): boolean {
+  return STARTUP.has(name) || STARTUP_PATTERN.test(name);
+}
+
 /** Values that are a command some program runs through a shell. */
 const COMMANDS: ReadonlySet<string> = new Set([
   'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SEQUENCE_EDITOR',
@@ -19,10 +27,10 @@ export type VariableEffect = { unresolved: string } | { script: Word } | undefin
 /** What setting `name` to `value` (null: not literal) makes run. */
 export function variableEffect(name: string | null, value: Word): VariableEffect {
   if (name === null) return { unresolved: unresolvedWhy.dynamicVariable };
-  if (STARTUP.has(name) || name.startsWith('BASH_FUNC_')) return { unresolved: unresolvedWhy.startupVariable(name) };
+  if (isStartup(name)) return { unresolved: unresolvedWhy.startupVariable(name) };
   if (COMMANDS.has(name)) return { script: value };
   // `declare -n ref=BASH_ENV` makes every later `ref=…` set BASH_ENV.
-  if (value !== null && (STARTUP.has(value) || COMMANDS.has(value))) return { unresolved: unresolvedWhy.startupVariable(value) };
+  if (value !== null && (isStartup(value) || COMMANDS.has(value))) return { unresolved: unresolvedWhy.startupVariable(value) };
   return undefined;
 }
 
@@ -35,7 +43,7 @@ export function namedVariable(base: string, words: readonly Word[]): string | un
   for (const word of words.slice(1)) {
     if (word === null) continue;
     const name = word.split('=', 1)[0]!;
-    if (STARTUP.has(name) || COMMANDS.has(name) || name.startsWith('BASH_FUNC_')) return name;
+    if (isStartup(name) || COMMANDS.has(name)) return name;
   }
   return undefined;
 }

@@ -46,18 +46,31 @@ describe('the non-interactive environment', () => {
     expect(runtime.jobs!.list(s.id)).toEqual([]);
   });
 
+  it('keeps git\'s automatic maintenance in the command that started it, never detached to outlive it', async () => {
+    const runtime = await open();
+    const s = runtime.session({ id: 'maintenance', cwd: work });
+    // GIT_TRACE shows how `git commit` starts its maintenance: detached, it would outlive the call (a loaded host runs
+    // it well after the commit) and be named as a process the command left running.
+    const result = await bash(
+      s,
+      'git init -q kept && cd kept && GIT_TRACE=1 git -c user.email=t@example.com -c user.name=t commit -q --allow-empty -m one 2>&1 | grep -o "maintenance run --auto --quiet --[a-z-]*detach" | sort -u',
+    );
+    expect(text(result)).toBe('maintenance run --auto --quiet --no-detach\n');
+  });
+
   it('sets each variable, and the environment policy overrides any of them', async () => {
     const runtime = await open({ executor: { env: { set: { EDITOR: 'true', PAGER: 'more' } } } });
     const s = runtime.session({ id: 'vars', cwd: work });
     const names = ['GIT_EDITOR', 'EDITOR', 'VISUAL', 'SUDO_ASKPASS', 'SSH_ASKPASS', 'SSH_ASKPASS_REQUIRE', 'GIT_ASKPASS', 'GIT_TERMINAL_PROMPT',
-      'GIT_MERGE_AUTOEDIT', 'GCM_INTERACTIVE', 'PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'DEBIAN_FRONTEND',
+      'GIT_MERGE_AUTOEDIT', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0', 'GIT_CONFIG_KEY_1', 'GIT_CONFIG_VALUE_1', 'GCM_INTERACTIVE', 'PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'DEBIAN_FRONTEND',
       'APT_LISTCHANGES_FRONTEND', 'PIP_NO_INPUT', 'GH_PROMPT_DISABLED', 'TF_INPUT'];
     const result = await bash(s, names.map((name) => `echo ${name}=$${name}`).join('; '));
     expect(text(result)).toBe(
       [
         `GIT_EDITOR=${NO_EDITOR}`, 'EDITOR=true', `VISUAL=${NO_EDITOR}`, `SUDO_ASKPASS=${NO_ASKPASS}`, `SSH_ASKPASS=${NO_ASKPASS}`,
         'SSH_ASKPASS_REQUIRE=force', `GIT_ASKPASS=${NO_ASKPASS}`, 'GIT_TERMINAL_PROMPT=0', 'GIT_MERGE_AUTOEDIT=no',
-        'GCM_INTERACTIVE=never', 'PAGER=more', 'GIT_PAGER=cat', 'MANPAGER=cat', 'SYSTEMD_PAGER=cat',
+        'GIT_CONFIG_COUNT=2', 'GIT_CONFIG_KEY_0=maintenance.autoDetach', 'GIT_CONFIG_VALUE_0=false', 'GIT_CONFIG_KEY_1=gc.autoDetach',
+        'GIT_CONFIG_VALUE_1=false', 'GCM_INTERACTIVE=never', 'PAGER=more', 'GIT_PAGER=cat', 'MANPAGER=cat', 'SYSTEMD_PAGER=cat',
         'DEBIAN_FRONTEND=noninteractive', 'APT_LISTCHANGES_FRONTEND=none', 'PIP_NO_INPUT=1', 'GH_PROMPT_DISABLED=1', 'TF_INPUT=0', '',
       ].join('\n'),
     );

@@ -158,7 +158,7 @@ describe('environment', () => {
     process.env.DSH_SESSION_ID = 'stale';
     try {
       const before = JSON.stringify(process.env);
-      const result = await run(executor, 'env | grep -i -E "token|key|password|secret|^dsh_"; echo "$TERM $NO_COLOR $PAGER $GIT_PAGER"');
+      const result = await run(executor, 'env | grep -i -E "token|key|password|secret|^dsh_" | grep -v -E "^GIT_CONFIG_KEY_[01]=(maintenance|gc)\\.autoDetach$"; echo "$TERM $NO_COLOR $PAGER $GIT_PAGER"');
       expect(result.stdout.text).toBe('dumb 1 cat cat\n');
       expect(JSON.stringify(process.env)).toBe(before);
     } finally {

@@ -1,5 +1,5 @@
 // The full names of the tests a vitest file declares, read by the TypeScript parser without running the file: each
-// name is its describe blocks' names and its own, joined by spaces, which is the text `vitest -t` matches.
+// name is its describe blocks' names and its own, joined by " > ", which is the text `vitest -t` matches.
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 
@@ -23,7 +23,7 @@ export function vitestNames(path) {
     }
     const own = declared.names ?? [UNKNOWN];
     if (!declared.names || own.some((name) => name.includes(UNKNOWN))) dynamic = true;
-    const full = prefixes.flatMap((prefix) => own.map((name) => (prefix ? `${prefix} ${name}` : name)));
+    const full = prefixes.flatMap((prefix) => own.map((name) => (prefix ? `${prefix} > ${name}` : name)));
     if (declared.kind === 'it' || declared.kind === 'test') names.push(...full);
     for (const argument of node.arguments.slice(1)) visit(argument, full);
   };

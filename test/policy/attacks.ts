@@ -153,6 +153,12 @@ export const ATTACKS: Attack[] = [
   refused('startup', "env 'BASH_FUNC_ls%%=() { rm victim; }' bash -c ls"),
   refused('startup', "SHELLOPTS=xtrace PS4='$(rm victim)' bash -c true"),
   refused('startup', "GIT_SSH_COMMAND='rm victim' git fetch"),
+  // Every command's environment sets GIT_CONFIG_COUNT (src/env/non-interactive.ts): a numbered key alone is configuration.
+  refused('startup', "GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm victim' git status"),
+  refused('startup', "export GIT_CONFIG_KEY_1=core.pager GIT_CONFIG_VALUE_1='rm victim'; git -p log"),
+  refused('startup', "env GIT_CONFIG_KEY_1=core.sshCommand 'GIT_CONFIG_VALUE_1=rm victim' git fetch"),
+  refused('startup', 'read GIT_CONFIG_KEY_0 <<< core.fsmonitor; GIT_CONFIG_VALUE_0="rm victim" git status'),
+  allowed('startup', 'GIT_CONFIG_NOSYSTEM=1 git status'),
   allowed('shell stdin', "bash <<'E'\necho hi\nE"),
   allowed('shell stdin', 'bash <<< "echo hi"'),
   // What the grammar reads differently from bash.

@@ -6,12 +6,10 @@ import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { connect as connectTcp } from 'node:net';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createRuntime } from '../../dist/src/index.js';
 import { networkWitness } from './network-witness.mjs';
 
-const require = createRequire(import.meta.url);
 const connect = new URL('../../dist/src/env/bin/shellring-connect', import.meta.url).pathname;
 const [backend, base] = process.argv.slice(2);
 const ws = join(base, 'ws');
@@ -85,39 +83,8 @@ const gitServer = createServer((req, res) => {
 });
 const gitPort = await listen(gitServer);
 
-// Verdaccio serving one package published here, nothing upstream.
-const registryDir = join(base, 'registry');
-mkdirSync(join(registryDir, 'storage'), { recursive: true });
-writeFileSync(
-  join(registryDir, 'config.yaml'),
-  `storage: ${join(registryDir, 'storage')}\nauth:\n  htpasswd:\n    file: ${join(registryDir, 'htpasswd')}\n    max_users: 1\npackages:\n  '**':\n    access: $all\n    publish: $authenticated\nlog: { type: stdout, format: json, level: error }\n`,
-);
-const verdaccio = spawn(
-  node,
-  ['-e', `require(${JSON.stringify(require.resolve('verdaccio'))}).runServer(${JSON.stringify(join(registryDir, 'config.yaml'))}).then((app) => { const s = app.listen(0, '127.0.0.1', () => console.log('listening ' + s.address().port)); })`],
-  { cwd: registryDir, stdio: ['ignore', 'pipe', 'inherit'] },
-);
-const registryPort = await new Promise((resolve) => {
-  let out = '';
-  verdaccio.stdout.on('data', (chunk) => {
-    out += chunk;
-    const match = /listening (\d+)/.exec(out);
-    if (match) resolve(Number(match[1]));
-  });
-});
-const registry = `http://127.0.0.1:${registryPort}/`;
-const signup = await fetch(`${registry}-/user/org.couchdb.user:probe`, {
-  method: 'PUT',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ name: 'probe', password: 'probe-password' }),
-});
-const { token } = await signup.json();
-const pkg = join(base, 'pkg');
-mkdirSync(pkg);
-writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'shellring-net-probe', version: '1.0.0', main: 'index.js' }));
-writeFileSync(join(pkg, 'index.js'), "module.exports = 'installed through the proxy';\n");
-writeFileSync(join(base, 'npmrc'), `//127.0.0.1:${registryPort}/:_authToken=${token}\n`);
-execFileSync('npm', ['publish', '--registry', registry, '--userconfig', join(base, 'npmrc'), '--cache', join(base, 'npm-cache')], { cwd: pkg, stdio: 'pipe' });
+// Verdaccio, started by the test with one package published (npm-index.ts).
+const registryPort = Number(process.env.SHELLRING_TEST_NPM);
 
 const witness = await networkWitness();
 const names = ['web.test', 'git.test', 'registry.test', 'evil.test'];
@@ -186,10 +153,10 @@ facts.named = await run(named.session, {
   lookupPython: `python3 -c "import socket; socket.getaddrinfo('web.test', 80)" 2>&1 | tail -1`,
   ...witness.commands,
   git: `git clone -q http://git.test:${gitPort}/repo.git clone && cat clone/README`,
-  npm: `npm install --registry http://registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe >/dev/null && ${node} -p "require('shellring-net-probe')"`,
+  npm: `npm install --registry http://registry.test:${registryPort}/ --no-audit --no-fund --no-update-notifier --fetch-retries=0 shellring-net-probe >/dev/null && ${node} -p "require('shellring-net-probe')"`,
   pip: `/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --retries 0 --trusted-host registry.test --index-url http://registry.test:${process.env.SHELLRING_TEST_PYPI}/simple/ -d pip-${process.getuid()} shellring-net-probe >/dev/null && ls pip-${process.getuid()}`,
   pipRefused: `/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --retries 0 --trusted-host other-registry.test --index-url http://other-registry.test:${process.env.SHELLRING_TEST_PYPI}/simple/ -d pip-refused shellring-net-probe >/dev/null 2>&1; echo "pip: $?"`,
-  npmRefused: `npm install --registry http://other-registry.test:${registryPort}/ --no-audit --no-fund --fetch-retries=0 shellring-net-probe 2>&1 | grep -c 403`,
+  npmRefused: `npm install --registry http://other-registry.test:${registryPort}/ --no-audit --no-fund --no-update-notifier --fetch-retries=0 shellring-net-probe 2>&1 | grep -c 403`,
 });
 facts.prompt = named.session.promptSections().find((s) => s.name === 'tool:bash:sandbox').text;
 // A person narrows the session's policy: its next connections are judged by the new one.
@@ -221,7 +188,6 @@ await literal.runtime.close();
 
 Object.assign(facts, await witness.end());
 facts.served = served;
-verdaccio.kill();
 web.close();
 gitServer.close();
 console.log(JSON.stringify(facts));

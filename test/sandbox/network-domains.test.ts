@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { markers } from '../../src/contract/markers.js';
 import { startSshd } from '../../bench/lib/sshd.js';
 import { isRoot, runScenarios, users } from './harness.js';
+import { NPM_PROBE, startNpmIndex } from './npm-index.js';
 import { startPackageIndex, WHEEL } from './package-index.js';
 
 const script = join(import.meta.dirname, 'network-domains.mjs');
@@ -28,7 +29,7 @@ function refused(probe: Probe, host: string, reason: string): void {
   expect(probe.blocked).toHaveLength(1);
   const [block] = probe.blocked!;
   expect([block!.host, block!.reason]).toEqual([host, reason]);
-  expect(probe.text.endsWith(`\n${markers.networkBlocked(block!.host, block!.port, reason)}`)).toBe(true);
+  expect(probe.text.endsWith(`\n${markers.networkBlocked(block!.host, block!.port, reason)}`), probe.text).toBe(true);
 }
 
 // A loopback sshd (it runs as root) with a bare repository, for git push over SSH from inside the sandbox: the client
@@ -44,12 +45,15 @@ if (sshd) {
   chmodSync(join(sshDir, 'id'), 0o644);
   process.env.SHELLRING_TEST_SSH = JSON.stringify({ port: sshd.port, dir: sshDir });
 }
-// pypiserver with one wheel, for pip inside the sandbox.
+// pypiserver with one wheel, for pip inside the sandbox; Verdaccio with one package, for npm.
 const index = await startPackageIndex();
 process.env.SHELLRING_TEST_PYPI = String(index.port);
+const npmIndex = await startNpmIndex();
+process.env.SHELLRING_TEST_NPM = String(npmIndex.port);
 afterAll(async () => {
   delete process.env.SHELLRING_TEST_PYPI;
-  await index.stop();
+  delete process.env.SHELLRING_TEST_NPM;
+  await Promise.all([index.stop(), npmIndex.stop()]);
   delete process.env.SHELLRING_TEST_SSH;
   await sshd?.stop();
   rmSync(sshDir, { recursive: true, force: true });
@@ -69,7 +73,7 @@ describe.each(['landlock', 'bubblewrap'])('network by name, backend %s', (backen
 
     it('clones over http from git http-backend, installs from a Verdaccio registry and downloads from a Python package index, while another registry is refused', () => {
       expect(named.git!.text).toBe('cloned through the proxy\n');
-      expect(nodeOutput(named.npm!.text)).toBe('installed through the proxy\n');
+      expect(nodeOutput(named.npm!.text)).toBe(`${NPM_PROBE}\n`);
       refused(named.npmRefused!, 'other-registry.test', 'not in the allowed hosts');
       // pip, from a local pypiserver: the wheel arrives; another index is refused.
       expect(named.pip!.text).toBe(`${WHEEL}\n`);

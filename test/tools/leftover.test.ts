@@ -125,6 +125,9 @@ describe('processes a foreground command leaves running', () => {
     );
     // A command that leaves nothing is told nothing, nor one ended from outside (its processes end with it).
     expect(text(await bash(s, 'sleep 0 & wait; echo w'))).toBe('w\n');
+    // What ends on its own as bash ends was not left running: a process substitution that reads until bash, its only
+    // writer, is gone (as ssh's ProxyCommand ends when ssh hangs it up), however late the host runs it.
+    for (let round = 0; round < 10; round++) expect(text(await bash(s, 'exec 3> >(cat >/dev/null); echo w'))).toBe('w\n');
     expect(text(await bash(quiet.session({ id: `left-${++serial}`, cwd: work }), 'sleep 3007 & echo w; sleep 3007', { timeoutMs: 300 }))).toBe(
       'w\n[timed out after 300ms]\n[killed by signal: SIGTERM]',
     );

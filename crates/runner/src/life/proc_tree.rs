@@ -121,9 +121,43 @@ pub fn left_running(root: Pid, condemned: Option<Pid>) -> usize {
     };
     descendants(root)
         .into_iter()
-        .filter(|&pid| !sandbox_own(pid))
+        .filter(|&pid| !sandbox_own(pid) && !dying(pid))
         .filter(|&pid| condemned.is_none_or(|g| group(pid) != Some(g.as_raw())))
         .count()
+}
+
+/// True when `pid` is on its way out, even when a loaded host has not run it since: it is exiting already, or has a
+/// KILL pending (the kernel adds one for every signal that ends a process by default, like ssh's hang-up of its
+/// ProxyCommand).
+fn dying(pid: Pid) -> bool {
+    /// PF_EXITING among the flags of /proc/<pid>/stat: the process is in exit and only has to be scheduled to finish.
+    const EXITING: u64 = 0x4;
+    let exiting = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .and_then(|end| {
+                stat[end + 1..]
+                    .split_whitespace()
+                    .nth(6)?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .is_some_and(|flags| flags & EXITING != 0)
+    });
+    exiting
+        || std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .is_ok_and(|status| kill_pending(&status))
+}
+
+/// Whether a /proc/<pid>/status text shows SIGKILL among the signals pending on its thread or on the process.
+fn kill_pending(status: &str) -> bool {
+    const KILL: u64 = 1 << (Signal::SIGKILL as u64 - 1);
+    status
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("SigPnd:")
+                .or_else(|| line.strip_prefix("ShdPnd:"))
+        })
+        .any(|mask| u64::from_str_radix(mask.trim(), 16).is_ok_and(|mask| mask & KILL != 0))
 }
 
 /// How long processes found after the command ended get to go on their own before they count as left running.
@@ -281,6 +315,48 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert_eq!((rounds, ended), (0, 0));
+    }
+
+    #[test]
+    fn a_pending_kill_marks_a_process_on_its_way_out() {
+        let status = |thread: &str, shared: &str| {
+            format!("State:\tS (sleeping)\nSigQ:\t1/7823\nSigPnd:\t{thread}\nShdPnd:\t{shared}\nSigBlk:\t0000000000000000\n")
+        };
+        assert!(kill_pending(&status(
+            "0000000000000100",
+            "0000000000000001"
+        )));
+        assert!(kill_pending(&status(
+            "0000000000000000",
+            "0000000000000100"
+        )));
+        assert!(!kill_pending(&status(
+            "0000000000000000",
+            "0000000000000001"
+        )));
+        assert!(!kill_pending(&status(
+            "0000000000000000",
+            "0000000000000000"
+        )));
+    }
+
+    #[test]
+    fn a_stopped_process_with_a_hang_up_is_not_on_its_way_out() {
+        // A stopped process holds a HUP pending until it is continued: it may stay for good, so it still counts.
+        let mut child = Command::new("sleep").arg("60").spawn().unwrap();
+        let pid = Pid::from_raw(child.id() as i32);
+        kill(pid, Signal::SIGSTOP).unwrap();
+        while !std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap()
+            .contains("State:\tT")
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        kill(pid, Signal::SIGHUP).unwrap();
+        let held = dying(pid);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!held);
     }
 
     #[test]

@@ -286,12 +286,15 @@ impl Tracker {
     fn bash_ended(&mut self) {
         self.running = false;
         if let Some(me) = self.end_with_bash {
-            let ended = proc_tree::kill_all(me, None, || {
+            // What is already on its way out (ssh's hung-up ProxyCommand on a loaded host) gets its moment to go;
+            // only what is still there then was left running.
+            let left = proc_tree::left_running_settled(me, None);
+            proc_tree::kill_all(me, None, || {
                 while let Ok(WaitStatus::Exited(..) | WaitStatus::Signaled(..)) =
                     waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG))
                 {}
             });
-            self.ended = u32::try_from(ended).unwrap_or(u32::MAX);
+            self.ended = u32::try_from(left).unwrap_or(u32::MAX);
         }
     }
 
