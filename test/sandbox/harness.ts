@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const UNPRIVILEGED = 'shellring-sbx';
 export const isRoot = process.getuid?.() === 0;
@@ -59,8 +59,10 @@ export function reachable(script: string, stage: string, packages: string[] = []
   if (node !== process.execPath) cpSync(process.execPath, node);
   if (process.env.SHELLRING_TEST_STAGE !== '1' && canReach('-r', script)) return { node, script };
   const relative = script.slice(repo.length + 1);
-  // The scripts share their host-side network witness and the re-run without namespaces.
-  const entries = ['package.json', 'dist', ...runtimeModules(packages), 'shellring-runner', relative, 'test/sandbox/network-witness.mjs'];
+  // Every scenario script of its directory: they share helpers (the host-side network witness, the re-run without
+  // namespaces).
+  const scripts = readdirSync(join(repo, dirname(relative))).filter((name) => name.endsWith('.mjs')).map((name) => join(dirname(relative), name));
+  const entries = ['package.json', 'dist', ...runtimeModules(packages), 'shellring-runner', relative, ...scripts];
   entries.push(...readdirSync(repo).filter((name) => name.endsWith('.node')));
   for (const entry of entries) cpSync(join(repo, entry), join(stage, entry), { recursive: true, verbatimSymlinks: true });
   return { node, script: join(stage, relative) };
@@ -69,6 +71,8 @@ export function reachable(script: string, stage: string, packages: string[] = []
 export interface ScenarioOptions {
   /** A file opened for writing and handed to the script as this descriptor (not close-on-exec). */
   leakedFd?: { fd: number; path: string };
+  /** Packages the script imports beyond what the package needs at run time (staged with it for another user). */
+  packages?: string[];
 }
 
 /** Runs `node <script> <backend> <base>` and returns the last line of its stdout, parsed. */
@@ -81,7 +85,7 @@ export function runScenarios(script: string, backend: string, user: 'root' | 'un
     if (user === 'unprivileged' && isRoot) {
       const uid = unprivilegedUid();
       chownSync(base, uid, uid);
-      const reached = reachable(script, stage);
+      const reached = reachable(script, stage, options.packages);
       command = ['runuser', '-u', UNPRIVILEGED, '--', reached.node, reached.script, backend, base];
     }
     const stdio: (string | number)[] = ['ignore', 'pipe', 'inherit'];
@@ -90,7 +94,9 @@ export function runScenarios(script: string, backend: string, user: 'root' | 'un
       while (stdio.length < options.leakedFd.fd) stdio.push('ignore');
       stdio.push(leaked);
     }
-    const out = execFileSync(command[0]!, command.slice(1), { encoding: 'utf8', timeout: 120_000, stdio: stdio as never });
+    // In its base directory: another user may not enter the checkout, and what the script starts (git's own
+    // programs ask for their working directory) inherits it.
+    const out = execFileSync(command[0]!, command.slice(1), { cwd: base, encoding: 'utf8', timeout: 120_000, stdio: stdio as never });
     return JSON.parse(out.trim().split('\n').at(-1)!) as Facts;
   } finally {
     if (leaked !== undefined) closeSync(leaked);

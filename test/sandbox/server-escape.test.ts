@@ -3,13 +3,14 @@
 // session from the console; confined under each backend and unconfined, as root and as an unprivileged user.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { FACE_PEERS } from '../../src/faces/peers.js';
 import { runScenarios, users } from './harness.js';
 
 const script = join(import.meta.dirname, 'server-escape.mjs');
 
 describe.each(['landlock', 'bubblewrap', 'none'])('serve with backend %s', (backend) => {
   describe.each(users)('as %s', (user) => {
-    const facts = runScenarios(script, backend, user);
+    const facts = runScenarios(script, backend, user, { packages: [...FACE_PEERS.mcp, ...FACE_PEERS.http, ...FACE_PEERS.console] });
     const attack = facts.attack;
 
     it('names the token file in no process\'s command line, the server\'s included', () => {
