@@ -6,9 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_READ_DENY } from '../../src/sandbox/read-policy.js';
-import { isRoot, runScenarios, unprivilegedUid, users } from './harness.js';
+import { type Facts, isRoot, runScenarios, unprivilegedUid, users } from './harness.js';
 
 const script = join(import.meta.dirname, 'read-deny.mjs');
 const tag = `shellring-deny-${process.pid}`;
@@ -84,12 +84,21 @@ it('covers every default entry', () => {
 
 describe.runIf(isRoot).each(['landlock', 'bubblewrap'])('default readDeny entries on backend %s', (backend) => {
   describe.each(users)('as %s', (user) => {
-    const cleanup = plant(user === 'unprivileged' ? unprivilegedUid() : undefined);
-    afterAll(cleanup);
     const probes = [...ENTRIES.map((e) => e.path), ...SHOWN.map((s) => s.path)];
-    process.env.SHELLRING_READ_DENY = JSON.stringify({ home, probes });
-    const facts = runScenarios(script, backend, user);
-    delete process.env.SHELLRING_READ_DENY;
+    // Planted before the block's tests and removed after them, each block in its turn: a block a filter skips plants
+    // nothing in /etc, and none finds what another planted (and then leaves it behind).
+    let facts: Facts = {};
+    let cleanup = () => {};
+    beforeAll(() => {
+      cleanup = plant(user === 'unprivileged' ? unprivilegedUid() : undefined);
+      process.env.SHELLRING_READ_DENY = JSON.stringify({ home, probes });
+      try {
+        facts = runScenarios(script, backend, user);
+      } finally {
+        delete process.env.SHELLRING_READ_DENY;
+      }
+    }, 300_000);
+    afterAll(() => cleanup());
     const probe = (config: Config, path: string) => {
       const [type, fs, listing, bytes] = facts[config][probes.indexOf(path)].split('|');
       return { type, fs, listing, bytes };
