@@ -13,7 +13,7 @@ export type { ExecutorConfigInput as ExecutorConfig } from './executor/config.js
 export { EnvRegistry } from './env/registry.js';
 export { SANDBOX_MODES } from './sandbox/modes.js';
 export type { SandboxMode } from './sandbox/modes.js';
-export type { ApprovalOutcome, ApprovalRequest, ApprovalConfig, ApprovalHandler, CommandApprovalRequest, EscalationApprovalRequest } from './sandbox/approval.js';
+export type { ApprovalOutcome, ApprovalRequest, ApprovalConfig, ApprovalHandler, CommandApprovalRequest, EscalationApprovalRequest, NetworkApprovalRequest } from './sandbox/approval.js';
 export { check, type CheckContext, type Evaluation, type PolicyMatch } from './policy/check.js';
 export { loadPolicy } from './policy/load.js';
 export type { Decision, PolicyConfig, PolicyRule } from './policy/config.js';

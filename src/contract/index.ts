@@ -1,5 +1,5 @@
 // The model-facing contract in one module: every exact text, marker and prompt, and the renderers that compose them.
-export { appendLine, markers } from './markers.js';
+export { appendLine, hostPort, markers } from './markers.js';
 export { spillUnavailable } from './spill-texts.js';
 export { BASH_PROMPT, DEFAULT_STOP_REASON, MAX_COMMAND_BYTES, bashArgErrors, bashToolErrors, escalationReason, bashJobLabel, approvalPrompt } from './bash-texts.js';
 export { jobErrors, jobsPrompt, jobTexts } from './job-texts.js';
@@ -13,7 +13,7 @@ export { renderForeground, sandboxLines, type ForegroundFacts, type NetworkBlock
 export { renderRead, statusLine, type ReadSegments, type StatusFacts } from './render-job.js';
 export { foregroundExit, parseExitStatus, type ExitStatus } from './exit-status.js';
 export { environmentTexts, FULL_SCREEN } from './environment-texts.js';
-export { approvalChoices } from './approval-choices.js';
+export { approvalChoices, networkApprovalPrompt, networkApprovalReason, networkChoices } from './approval-choices.js';
 export { supervisionErrors } from './supervision-errors.js';
 export { admissionErrors } from './admission-texts.js';
 export { RUNNER_ERROR_CODES, runnerFailure, type RunnerErrorCode } from './runner-failures.js';

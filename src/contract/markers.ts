@@ -3,6 +3,9 @@
 /** Most paths a read refusal names; the rest are counted. */
 const NAMED_PATHS = 3;
 
+/** `host:port`, an IPv6 literal in brackets (as crates/netproxy/src/proxy.rs writes it). */
+export const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 export const markers = {
   truncated: (path: string | undefined) => `[output truncated; full output: ${path ?? '(unavailable)'}]`,
   noOutput: '(no output)',
@@ -19,8 +22,7 @@ export const markers = {
   denied: (mode: string) => `[sandbox: file access denied under ${mode} mode]`,
   /** A connection the domain network mode's proxy refused (crates/netproxy/src/proxy.rs writes the same line to the
    * refused client). An IPv6 address stands in brackets. */
-  networkBlocked: (host: string, port: number, reason: string) =>
-    `[network: blocked ${host.includes(':') ? `[${host}]` : host}:${port} — ${reason}]`,
+  networkBlocked: (host: string, port: number, reason: string) => `[network: blocked ${hostPort(host, port)} — ${reason}]`,
   /** A command under network by name failed to look a name up: no name server answers inside the sandbox. */
   lookupFailed:
     '[network: names do not resolve inside this sandbox; commands reach allowed hosts through the proxy their environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which resolves the names itself: use a client that honours it]',

@@ -30,6 +30,8 @@ export interface SandboxContextFacts {
   read: ReadViewFacts;
   /** With the network by name: the hosts its commands can reach. */
   reach?: readonly string[];
+  /** With the network by name: a host on neither list is put to a person. */
+  asks?: boolean;
 }
 
 const workspaceOf = (workspace: string | undefined) => workspace ?? "the session's working directory";
@@ -53,12 +55,18 @@ export function sandboxContext(facts: SandboxContextFacts): string {
     `Sandbox mode of this session: ${facts.mode} (set by a person; it can change between calls).`,
     `Commands can write: ${WRITABLE[facts.mode](facts.workspace)}.`,
     `Commands can read: ${readableSummary(facts.mode, facts.workspace, facts.read)}.`,
-    ...(facts.reach ? [`Commands can reach: ${reachLine(facts.mode, facts.reach)}.`] : []),
+    ...(facts.reach ? [`Commands can reach: ${reachLine(facts.mode, facts.reach, facts.asks === true)}.`] : []),
   ].join('\n');
 }
 
-function reachLine(mode: SandboxContextFacts['mode'], hosts: readonly string[]): string {
+function reachLine(mode: SandboxContextFacts['mode'], hosts: readonly string[], asks: boolean): string {
   if (mode === 'danger-full-access') return 'any host (the network is not confined in this mode)';
+  const through = 'through the proxy their environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY)';
+  const says = 'the result says [network: blocked <host>:<port> — <reason>]';
+  if (asks) {
+    const named = hosts.length ? hosts.join(', ') : 'no host but those a person allows';
+    return `${named}, ${through}; a connection to a host the policy does not name waits while a person is asked to allow it; for each refused connection ${says}`;
+  }
   const named = hosts.length ? `only ${hosts.join(', ')}` : 'no host';
-  return `${named}, through the proxy their environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY); any other connection is refused and the result says [network: blocked <host>:<port> — <reason>]`;
+  return `${named}, ${through}; any other connection is refused and ${says}`;
 }

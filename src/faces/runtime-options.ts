@@ -1,8 +1,8 @@
 // Composes createRuntime options for the faces: a person's sandbox mode and the face's approval channel.
 import type { RuntimeOptions } from '../runtime/options.js';
-import type { ApprovalOutcome, ApprovalRequest } from '../sandbox/approval.js';
+import type { ApprovalOutcome, ApprovalRequest, CallApprovalRequest } from '../sandbox/approval.js';
 
-export type { ApprovalOutcome, ApprovalRequest };
+export type { ApprovalOutcome, ApprovalRequest, CallApprovalRequest };
 
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalOutcome>;
 

@@ -127,6 +127,12 @@ export interface NativeBinding {
   netLastRefusal(key: string): number;
   /** The session's refused connections numbered after `after`, oldest first. */
   netRefusals(key: string, after: number): NativeNetRefusal[];
+  /** Where the proxy's questions about unlisted hosts go, for sessions whose policy asks (one listener per process,
+   * held weakly: it keeps no process alive). Every question must be answered with `netAnswer`. */
+  netOnAsk(listener: (key: string, host: string, port: number) => void): void;
+  /** Answers the session's open question about `host`:`port`: `once`, `session`, `rejected`, `unanswered` or
+   * `nobody`; false when none is open. */
+  netAnswer(key: string, host: string, port: number, answer: 'once' | 'session' | 'rejected' | 'unanswered' | 'nobody'): boolean;
   /** Closes an fd from `pipe` (fs.closeSync would warn in a worker: the fd was not opened through fs). */
   closeFd(fd: number): void;
   /** The native reactor drains `fd` into the capture's stream; the capture owns `fd` from now on. */
@@ -185,6 +191,8 @@ export interface NativeNetPolicy {
   reasons: Record<string, string>;
   /** Test-only: names the proxy answers with these addresses, unchecked. */
   hostMap: Record<string, string>;
+  /** A host on neither list is put to a person (`netOnAsk`) instead of refused at once. */
+  ask: boolean;
 }
 
 /** One connection the proxy refused. */

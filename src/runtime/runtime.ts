@@ -9,6 +9,7 @@ import { orderSections, sandboxSection } from '../tools/prompt-sections.js';
 import { listTool, type ListedTool } from './listing.js';
 import { JobsView } from './jobs-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { askAboutHost } from '../sandbox/network-asks.js';
 import { assembleEnv, assembleExecutor, assembleJobs, assembleSandbox, type PromptSection } from './assembly.js';
 import { parseRuntimeOptions, type RuntimeOptions } from './options.js';
 import { checkSameOptions, checkSessionId, Session, type CallEvent, type SessionOptions } from './session.js';
@@ -56,6 +57,11 @@ export class Runtime {
     this.executor = assembleExecutor(options.executor);
     this.env = assembleEnv({ dshHome: options.dshHome, locateSessionJsonl: options.locateSessionJsonl });
     if (options.sandbox) this.sandbox = assembleSandbox(options.sandbox, this.executor, this.env.dshHome);
+    this.sandbox?.onNetworkAsk((sessionId, host, port, signal) => {
+      const session = this.#sessions.get(sessionId);
+      if (!session || session.closed) return Promise.resolve('nobody');
+      return askAboutHost(session.approvalChannel, options.approval, { sessionId, host, port, signal });
+    });
     if (options.jobs !== false) {
       this.#registry = assembleJobs(this.executor, options.jobs);
       this.#registry.onNotice((notice) => {

@@ -146,6 +146,11 @@ export class Session {
     return (this.#pinned = root);
   }
 
+  /** This session's own approval channel, if it has one (`setApprovalChannel`). */
+  get approvalChannel(): ApprovalHandler | undefined {
+    return this.#approve;
+  }
+
   /** The tools as this session's model sees them: its restriction applied, escalation only where it can be approved. */
   listTools(): ListedTool[] {
     return this.#deps.list({ approve: this.#approve, notices: this.#notices }, this.#allowed);

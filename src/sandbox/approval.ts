@@ -1,28 +1,38 @@
-// The approval service: one channel, two kinds of request: a person's consent to run one call in a wider sandbox
-// mode (`escalation`), or to run a command the command policy asks about (`command`).
+// The approval service: one channel, three kinds of request: a person's consent to run one call in a wider sandbox
+// mode (`escalation`), to run a command the command policy asks about (`command`), or to let a session's commands
+// reach a host its domain network policy does not list (`network`).
 import type { RuleRef } from '../policy/rules.js';
 import type { SandboxMode } from './modes.js';
 
-/** `allowed-always` answers a command request only: it allows that sub-command's prefix for the session. */
+/** `allowed-always` answers a command request (that sub-command's prefix) or a network request (that host and port)
+ * for the rest of the session. */
 export type ApprovalOutcome = 'allowed-once' | 'allowed-always' | 'rejected' | 'cancelled' | 'unavailable';
 
 interface RequestBase {
   sessionId: string;
+  /** One line for a person: `escalate sandbox to <mode>: <justification>`, `run <sub-command>: <message>` or
+   * `connect to <host>:<port>`. */
+  reason: string;
+  signal?: AbortSignal;
+}
+
+/** What a request made during one tool call also says: the call and the command. */
+interface CallRequestBase extends RequestBase {
   toolName: string;
   callId?: string;
   /** The command exactly as it would run. */
   command: string;
   /** The resolved working directory it would run in. */
   cwd: string;
-  /** One line for a person: `escalate sandbox to <mode>: <justification>` or `run <sub-command>: <message>`. */
-  reason: string;
-  signal?: AbortSignal;
 }
 
-export type ApprovalRequest = EscalationApprovalRequest | CommandApprovalRequest;
+export type ApprovalRequest = EscalationApprovalRequest | CommandApprovalRequest | NetworkApprovalRequest;
+
+/** The requests one tool call makes before its command runs. */
+export type CallApprovalRequest = EscalationApprovalRequest | CommandApprovalRequest;
 
 /** The command policy asks before `subcommand` runs. */
-export interface CommandApprovalRequest extends RequestBase {
+export interface CommandApprovalRequest extends CallRequestBase {
   kind: 'command';
   /** The sub-command that asked, as the verdict names it (`npm publish`). */
   subcommand: string;
@@ -37,7 +47,7 @@ export interface CommandApprovalRequest extends RequestBase {
   alwaysPrefix?: string[];
 }
 
-export interface EscalationApprovalRequest extends RequestBase {
+export interface EscalationApprovalRequest extends CallRequestBase {
   kind: 'escalation';
   /** The sandbox mode asked for, for this one call. */
   mode: SandboxMode;
@@ -45,6 +55,18 @@ export interface EscalationApprovalRequest extends RequestBase {
   currentMode: SandboxMode;
   /** The model's one-sentence reason, trimmed. */
   justification: string;
+}
+
+/**
+ * A command of the session (any of its calls or jobs) connects to a host that its domain network policy neither
+ * allows nor denies, and the policy asks. `allowed-once` lets through the connections waiting on this request;
+ * `allowed-always` that host and port for the rest of the session. Concurrent connections to one host and port share
+ * one request. Its signal aborts after 10 minutes, or when the session closes.
+ */
+export interface NetworkApprovalRequest extends RequestBase {
+  kind: 'network';
+  host: string;
+  port: number;
 }
 
 /** Asks a person; resolves with their decision, or `unavailable` when nobody can answer. */
@@ -73,9 +95,14 @@ export async function askApproval(config: ApprovalConfig, request: ApprovalReque
   if (config.policy === 'never') return 'rejected';
   try {
     const outcome = await config.request!(request);
-    if (outcome === 'allowed-always') return request.kind === 'command' && request.alwaysPrefix ? outcome : 'allowed-once';
+    if (outcome === 'allowed-always') return offersAlways(request) ? outcome : 'allowed-once';
     return OUTCOMES.includes(outcome) ? outcome : 'unavailable';
   } catch {
     return 'unavailable';
   }
+}
+
+/** Whether `allowed-always` means more than once for this request: a network request, or a command one with a prefix. */
+export function offersAlways(request: ApprovalRequest): boolean {
+  return request.kind === 'network' || (request.kind === 'command' && request.alwaysPrefix !== undefined);
 }

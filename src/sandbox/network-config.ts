@@ -73,6 +73,12 @@ export const domainsSchema = z
       .record(z.string(), z.string().min(1))
       .default({})
       .describe('The reason a refusal gives, by entry text as written in deny (or * for a host on neither list).'),
+    ask: z
+      .boolean()
+      .default(false)
+      .describe(
+        "A host on neither list is put to a person through the session's approval channel (allow once, for this session, or reject; one request for every connection waiting on that host and port) instead of refused at once; with nobody to ask it is refused and says so.",
+      ),
     testHostMap: z
       .record(z.string(), z.string().refine((ip) => isIP(ip) !== 0, { message: 'expected an IP address' }))
       .optional()
@@ -98,6 +104,7 @@ export function proxyPolicy(config: DomainsConfig): NativeNetPolicy {
     deny: [...config.deny],
     reasons: { ...config.reasons },
     hostMap: { ...config.testHostMap },
+    ask: config.ask,
   };
 }
 

@@ -15,6 +15,7 @@ import { rootLimitProblem, type RootLimits } from './writable-roots.js';
 import { ShellringError } from '../errors.js';
 import { STAND_INS } from '../env/non-interactive.js';
 import { proxyEnv, proxyPolicy, type DomainsConfig, type NetworkConfig } from './network-config.js';
+import { NETWORK_ASK_MS, routeNetworkAsks, type NetworkAsker } from './network-asks.js';
 import type { NetworkBlock } from '../contract/index.js';
 
 /** Distinguishes this process's runtimes at the one proxy: their session ids may repeat. */
@@ -75,6 +76,9 @@ export class Sandbox {
   readonly #sessionNetworks = new Map<string, DomainsConfig>();
   /** Sessions whose policy the proxy holds, with the configuration it was made from. */
   readonly #netPolicies = new Map<string, DomainsConfig>();
+  /** Aborted when its session closes: a person is no longer asked about its connections. */
+  readonly #askEnds = new Map<string, AbortController>();
+  #unrouteAsks: (() => void) | undefined;
   #tmpRoot: Promise<string> | undefined;
   /** The canonical PATH directories and homes, with the PATH and homes they were resolved from. */
   #pathsKnown: { key: string; paths: Promise<[string[], string[]]> } | undefined;
@@ -210,6 +214,17 @@ export class Sandbox {
     return key;
   }
 
+  /** Who is asked about a host a session's domain policy does not list, where the policy asks (unset: nobody). */
+  onNetworkAsk(ask: NetworkAsker): void {
+    if (!this.#domainsFor(undefined)) return;
+    this.#unrouteAsks?.();
+    this.#unrouteAsks = routeNetworkAsks(this.#netPrefix, (sessionId, host, port) => {
+      const ends = this.#askEnds.get(sessionId) ?? new AbortController();
+      this.#askEnds.set(sessionId, ends);
+      return ask(sessionId, host, port, AbortSignal.any([ends.signal, AbortSignal.timeout(NETWORK_ASK_MS)]));
+    });
+  }
+
   /** Replaces one session's domain policy, live: its next connection is judged by it. Only in domains mode. */
   setSessionNetwork(sessionId: string, domains: DomainsConfig): void {
     this.#sessionNetworks.set(sessionId, domains);
@@ -285,6 +300,8 @@ export class Sandbox {
   async closeSession(sessionId: string): Promise<void> {
     this.#sessionModes.delete(sessionId);
     this.#sessionNetworks.delete(sessionId);
+    this.#askEnds.get(sessionId)?.abort();
+    this.#askEnds.delete(sessionId);
     if (this.#netPolicies.delete(sessionId)) loadBinding().netDetach(this.#netPrefix + sessionId);
     this.#readPolicies.delete(sessionId);
     const made = this.#tmpDirs.get(sessionId);
@@ -294,6 +311,8 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
+    this.#unrouteAsks?.();
+    for (const ends of this.#askEnds.values()) ends.abort();
     for (const sessionId of this.#netPolicies.keys()) loadBinding().netDetach(this.#netPrefix + sessionId);
     this.#netPolicies.clear();
     await this.#reclaimed;

@@ -29,6 +29,6 @@ export function sandboxSection(
   sessionId?: string,
 ): PromptSection {
   const network = sandbox.networkFor(sessionId);
-  const reach = typeof network === 'object' ? reachable(network) : undefined;
-  return { ...SANDBOX_CONTEXT_SECTION, text: sandboxContext({ mode, workspace, read: sandbox.readView, ...(reach ? { reach } : {}) }) };
+  const reach = typeof network === 'object' ? { reach: reachable(network), asks: network.ask } : {};
+  return { ...SANDBOX_CONTEXT_SECTION, text: sandboxContext({ mode, workspace, read: sandbox.readView, ...reach }) };
 }

@@ -3,11 +3,13 @@
 //! port by the session's live policy, resolves the name once, checks the address and dials that address.
 
 pub mod address;
+pub mod asks;
 pub mod http;
 pub mod policy;
 pub mod proxy;
 pub mod socks;
 pub mod tunnel;
 
+pub use asks::Answer;
 pub use policy::{Policy, Verdict};
-pub use proxy::{Proxy, Refusal};
+pub use proxy::{Asker, Proxy, Refusal};

@@ -43,6 +43,8 @@ pub struct Policy {
     allow: Vec<Entry>,
     deny: Vec<Entry>,
     reasons: HashMap<String, String>,
+    /// Whether a host on neither list is put to a person (else it is refused at once).
+    ask: bool,
     /// Test-only: names answered with these addresses, which are then not checked.
     host_map: HashMap<String, IpAddr>,
 }
@@ -68,8 +70,21 @@ impl Policy {
             allow: parse(allow)?,
             deny: parse(deny)?,
             reasons,
+            ask: false,
             host_map: map,
         })
+    }
+
+    /// The same policy, putting a host on neither list to a person when `ask`.
+    #[must_use]
+    pub fn asking(mut self, ask: bool) -> Policy {
+        self.ask = ask;
+        self
+    }
+
+    /// Whether a host on neither list is put to a person.
+    pub fn asks(&self) -> bool {
+        self.ask
     }
 
     /// Judges `host` (a name or an IP literal) and `port`.

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use crate::address;
+use crate::asks::Asks;
 use crate::http::{self, Request};
 use crate::policy::{Policy, Verdict};
 use crate::socks;
@@ -22,6 +23,11 @@ const KEPT_REFUSALS: usize = 256;
 /// How long a client may take to send its request, and a server to accept the connection.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 const DIAL_TIMEOUT: Duration = Duration::from_secs(15);
+/// The longest a connection waits for a person: the host's side gives up on its request first (after 10 minutes).
+const ASK_BOUND: Duration = Duration::from_secs(11 * 60);
+
+/// Sends a question about a host to the host's side: (session key, host, port); false when it could not be sent.
+pub type Asker = dyn Fn(&str, &str, u16) -> bool + Send + Sync;
 
 /// One refused connection: its number in the session, what was asked and why it was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +40,9 @@ pub struct Refusal {
 
 #[derive(Default)]
 struct Session {
+    key: String,
     policy: RwLock<Arc<Policy>>,
+    asks: Asks,
     refusals: Mutex<(u64, VecDeque<Refusal>)>,
     /// The listener being accepted on, once the session's sandbox handed one over.
     listener: Mutex<Option<Arc<OwnedFd>>>,
@@ -71,6 +79,7 @@ pub fn blocked_line(host: &str, port: u16, reason: &str) -> String {
 pub struct Proxy {
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     own: std::sync::OnceLock<Vec<IpAddr>>,
+    asker: RwLock<Option<Arc<Asker>>>,
 }
 
 impl Proxy {
@@ -105,9 +114,22 @@ impl Proxy {
         *session.policy.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(policy);
     }
 
-    /// Forgets the session and stops accepting for it (connections already made run to their end).
+    /// Where questions about unlisted hosts go, for sessions whose policy asks (until set, nobody can be asked).
+    pub fn set_asker(&self, asker: Arc<Asker>) {
+        *self.asker.write().unwrap_or_else(|e| e.into_inner()) = Some(asker);
+    }
+
+    /// Answers the session's open question about `host` and `port`; false when none is open.
+    pub fn answer(&self, key: &str, host: &str, port: u16, answer: crate::asks::Answer) -> bool {
+        let session = self.lock().get(key).cloned();
+        session.is_some_and(|s| s.asks.answer(&crate::policy::normal(host), port, answer))
+    }
+
+    /// Forgets the session and stops accepting for it (connections already made run to their end; those waiting
+    /// for a person are refused).
     pub fn detach(&self, key: &str) {
         if let Some(session) = self.lock().remove(key) {
+            session.asks.end();
             if let Some(listener) = session
                 .listener
                 .lock()
@@ -120,7 +142,15 @@ impl Proxy {
     }
 
     fn session(&self, key: &str) -> Arc<Session> {
-        self.lock().entry(key.to_string()).or_default().clone()
+        self.lock()
+            .entry(key.to_string())
+            .or_insert_with(|| {
+                Arc::new(Session {
+                    key: key.to_string(),
+                    ..Session::default()
+                })
+            })
+            .clone()
     }
 
     /// The session's last refusal number (0: none yet).
@@ -282,7 +312,7 @@ impl Proxy {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let address = self
-            .checked_address(&policy, host, port)
+            .checked_address(session, &policy, host, port)
             .inspect_err(|reason| {
                 session.refuse(&crate::policy::normal(host), port, reason);
             });
@@ -292,13 +322,14 @@ impl Proxy {
 
     fn checked_address(
         &self,
+        session: &Session,
         policy: &Policy,
         host: &str,
         port: u16,
     ) -> Result<SocketAddr, String> {
         let literal_allowed = match policy.judge(host, port) {
             Verdict::Denied(reason) => return Err(reason),
-            Verdict::Unlisted => return Err(policy.unlisted_reason()),
+            Verdict::Unlisted => self.ask(session, policy, host, port).map(|()| false)?,
             Verdict::Allowed { literal } => literal,
         };
         if let Some(ip) = policy.mapped(host) {
@@ -331,6 +362,26 @@ impl Proxy {
             Some(_) => why.to_string(),
             None => format!("resolves to {why}"),
         })
+    }
+}
+
+impl Proxy {
+    /// An unlisted host goes through when a person allowed it for the session, or, where the policy asks, allows it
+    /// now; its addresses are checked as for any allowed name.
+    fn ask(&self, session: &Session, policy: &Policy, host: &str, port: u16) -> Result<(), String> {
+        let name = crate::policy::normal(host);
+        if session.asks.allowed(&name, port) {
+            return Ok(());
+        }
+        let unlisted = policy.unlisted_reason();
+        let asker = self.asker.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let Some(asker) = asker.filter(|_| policy.asks()) else {
+            return Err(unlisted);
+        };
+        let answer = session
+            .asks
+            .wait(&name, port, || asker(&session.key, &name, port), ASK_BOUND);
+        answer.refusal(&unlisted).map_or(Ok(()), Err)
     }
 }
 

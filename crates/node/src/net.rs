@@ -8,8 +8,11 @@ use std::collections::HashMap;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::{Arc, OnceLock};
 
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
 use napi_derive::napi;
-use shellring_netproxy::{proxy::blocked_line, Policy, Proxy};
+use shellring_netproxy::{proxy::blocked_line, Answer, Policy, Proxy};
 
 use crate::guard::{error, guard, Result, INVALID_ARGUMENT};
 
@@ -23,6 +26,8 @@ pub struct NetPolicy {
     pub reasons: HashMap<String, String>,
     /// Test-only: names answered with these addresses, unchecked.
     pub host_map: HashMap<String, String>,
+    /// A host on neither list is put to a person (`net_on_ask`) instead of refused at once.
+    pub ask: Option<bool>,
 }
 
 #[napi(object)]
@@ -41,7 +46,45 @@ fn proxy() -> &'static Arc<Proxy> {
 }
 
 fn policy(p: NetPolicy) -> Result<Policy> {
-    Policy::new(&p.allow, &p.deny, p.reasons, &p.host_map).map_err(|e| error(INVALID_ARGUMENT, e))
+    Policy::new(&p.allow, &p.deny, p.reasons, &p.host_map)
+        .map(|policy| policy.asking(p.ask == Some(true)))
+        .map_err(|e| error(INVALID_ARGUMENT, e))
+}
+
+/// `(key, host, port)` of a question: a weak reference, so a process with nothing else to do still exits.
+type AskCallback = ThreadsafeFunction<
+    FnArgs<(String, String, u32)>,
+    (),
+    FnArgs<(String, String, u32)>,
+    Status,
+    false,
+    true,
+>;
+
+/// Where the proxy's questions about unlisted hosts go (once per process; a later call replaces it). Every question
+/// is answered with `net_answer`; until this is called, nobody can be asked and unlisted hosts are refused.
+#[napi]
+pub fn net_on_ask(callback: AskCallback) -> Result<()> {
+    guard(|| {
+        let callback = Arc::new(callback);
+        proxy().set_asker(Arc::new(move |key: &str, host: &str, port: u16| {
+            let args = FnArgs::from((key.to_string(), host.to_string(), u32::from(port)));
+            callback.call(args, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+        }));
+        Ok(())
+    })
+}
+
+/// Answers the session's open question about `host` and `port`: `once`, `session`, `rejected`, `unanswered` or
+/// `nobody`. False when no such question is open (answered already, or given up on).
+#[napi]
+pub fn net_answer(key: String, host: String, port: u32, answer: String) -> Result<bool> {
+    guard(|| {
+        let answer = Answer::parse(&answer)
+            .ok_or_else(|| error(INVALID_ARGUMENT, format!("unknown answer {answer:?}")))?;
+        let port = u16::try_from(port).map_err(|_| error(INVALID_ARGUMENT, "port out of range"))?;
+        Ok(proxy().answer(&key, &host, port, answer))
+    })
 }
 
 /// Takes the listener the session sandbox sent on `channel` (its end of the network channel; the caller closes it)

@@ -1,4 +1,4 @@
-// The console as an approval channel: escalation and command requests wait here until a person decides.
+// The console as an approval channel: escalation, command and network requests wait here until a person decides.
 import { EventEmitter } from 'node:events';
 import type { ApprovalOutcome, ApprovalRequest } from '../../sandbox/approval.js';
 
@@ -6,9 +6,10 @@ export interface PendingApproval {
   id: string;
   sessionId: string;
   callId?: string;
-  toolName: string;
-  kind: 'escalation' | 'command';
-  /** `escalate sandbox to <mode>: <justification>` or `run <sub-command>: <message>`. */
+  /** Absent for a network request: a connection belongs to no one call. */
+  toolName?: string;
+  kind: ApprovalRequest['kind'];
+  /** `escalate sandbox to <mode>: <justification>`, `run <sub-command>: <message>` or `connect to <host>:<port>`. */
   reason: string;
   requestedAt: number;
   /** Command requests: what asked, the rule (its label) that asked, its message, and what always would allow. */
@@ -18,6 +19,9 @@ export interface PendingApproval {
   rule?: string;
   message?: string;
   alwaysPrefix?: string[];
+  /** Network requests: the host and port a command connects to (allow-always allows them for the session). */
+  host?: string;
+  port?: number;
 }
 
 export type ApprovalDecision = 'allow-once' | 'allow-always' | 'reject';
@@ -50,8 +54,8 @@ export class ConsoleApprovals {
       this.#pending.set(id, {
         id,
         sessionId: request.sessionId,
-        ...(request.callId !== undefined ? { callId: request.callId } : {}),
-        toolName: request.toolName,
+        ...(request.kind !== 'network' ? { toolName: request.toolName, ...(request.callId !== undefined ? { callId: request.callId } : {}) } : {}),
+        ...(request.kind === 'network' ? { host: request.host, port: request.port } : {}),
         kind: request.kind,
         reason: request.reason,
         requestedAt: Date.now(),
@@ -81,12 +85,12 @@ export class ConsoleApprovals {
 
   /**
    * A person's decision; false when the request is no longer pending (decided, or its call ended) or does not
-   * offer that decision (allow-always where no prefix can be allowed for the session).
+   * offer that decision (allow-always on an escalation, or a command where no prefix can be allowed for the session).
    */
   decide(id: string, decision: ApprovalDecision): boolean {
     const entry = this.#pending.get(id);
     if (!entry) return false;
-    if (decision === 'allow-always' && !entry.alwaysPrefix) return false;
+    if (decision === 'allow-always' && !entry.alwaysPrefix && entry.kind !== 'network') return false;
     entry.settle(decision === 'allow-once' ? 'allowed-once' : decision === 'allow-always' ? 'allowed-always' : 'rejected');
     return true;
   }

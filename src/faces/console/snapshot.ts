@@ -51,11 +51,13 @@ export interface ApprovalRow {
   cwd?: string;
   mode?: string;
   justification?: string;
-  kind: 'escalation' | 'command';
+  kind: 'escalation' | 'command' | 'network';
   subcommand?: string;
   rule?: string;
   message?: string;
   alwaysPrefix?: string[];
+  host?: string;
+  port?: number;
 }
 
 export interface Snapshot {
@@ -130,6 +132,7 @@ export function snapshot(runtime: Runtime, timeline: Timeline, approvals: Consol
         ...(entry.subcommand !== undefined ? { subcommand: entry.subcommand, message: entry.message } : {}),
         ...(entry.rule !== undefined ? { rule: entry.rule } : {}),
         ...(entry.alwaysPrefix ? { alwaysPrefix: entry.alwaysPrefix } : {}),
+        ...(entry.host !== undefined ? { host: entry.host, port: entry.port } : {}),
       };
     }),
   };

@@ -1,8 +1,9 @@
-// Asks the MCP client's user through form elicitation: to approve a sandbox escalation, or a command the command
-// policy asks about (once, always for this session where that is offered, or not).
+// Asks the MCP client's user through form elicitation: to approve a sandbox escalation, a command the command
+// policy asks about, or a connection to a host the network policy does not list (once, always for this session
+// where that is offered, or not).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { approvalChoices, approvalPrompt, commandApprovalPrompt } from '../../contract/index.js';
+import { approvalChoices, approvalPrompt, commandApprovalPrompt, hostPort, networkApprovalPrompt, networkChoices } from '../../contract/index.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../runtime-options.js';
 
 const ALLOW = 'allow-once';
@@ -16,6 +17,13 @@ export function approvalForm(request: ApprovalRequest): { message: string; choic
       message: approvalPrompt(request),
       choices: [ALLOW, REJECT],
       description: approvalChoices.escalation,
+    };
+  }
+  if (request.kind === 'network') {
+    return {
+      message: networkApprovalPrompt(request),
+      choices: [ALLOW, ALWAYS, REJECT],
+      description: networkChoices(hostPort(request.host, request.port)),
     };
   }
   const always = request.alwaysPrefix !== undefined;

@@ -100,7 +100,7 @@ export function createMcpServer({ runtime, session, routes, onClose, admit, prog
         .sendLoggingMessage({ level: 'info', logger: NOTICE_LOGGER, data: notice.text }, server.transport?.sessionId)
         .catch(() => {});
     },
-    approve: (approval) => elicitApproval(server, approval, approval.callId ? calls.get(approval.callId) : undefined),
+    approve: (approval) => elicitApproval(server, approval, approval.kind !== 'network' && approval.callId ? calls.get(approval.callId) : undefined),
     canApprove: () => Boolean(server.getClientCapabilities()?.elicitation?.form),
   });
   server.onclose = () => {

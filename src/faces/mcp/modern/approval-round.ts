@@ -2,7 +2,7 @@
 // round's inputResponses), the question it leaves, and the input_required result that asks it.
 import { createHash } from 'node:crypto';
 import { inputRequired } from '@modelcontextprotocol/server';
-import type { ApprovalOutcome, ApprovalRequest } from '../../runtime-options.js';
+import type { ApprovalOutcome, CallApprovalRequest } from '../../runtime-options.js';
 import { approvalForm, decisionOf, decisionSchema } from '../approval.js';
 import type { ApprovalState, StateCodec } from './request-state.js';
 
@@ -12,11 +12,11 @@ export interface ApprovalRound {
   /** Approval digest -> outcome, for every question answered in earlier rounds. */
   answers: Record<string, ApprovalOutcome>;
   /** The first question this round met without an answer. */
-  pending?: { request: ApprovalRequest; digest: string };
+  pending?: { request: CallApprovalRequest; digest: string };
 }
 
 /** What identifies a question across rounds: the same call asks it again with exactly these facts. */
-export function approvalDigest(request: ApprovalRequest): string {
+export function approvalDigest(request: CallApprovalRequest): string {
   const facts =
     request.kind === 'escalation'
       ? [request.kind, request.toolName, request.command, request.cwd, request.mode, request.justification]

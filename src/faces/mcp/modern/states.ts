@@ -125,6 +125,8 @@ export class ModernStates {
    * answer in-band leaves it to the fallback (a console).
    */
   async #approve(state: ModernState, request: ApprovalRequest): Promise<ApprovalOutcome> {
+    // A connection asks while its command runs, when no call can return `input_required` for it any more.
+    if (request.kind === 'network') return 'unavailable';
     const round = request.callId === undefined ? undefined : state.rounds.get(request.callId);
     if (!round || !state.elicits) return 'unavailable';
     const digest = approvalDigest(request);
