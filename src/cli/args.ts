@@ -78,9 +78,9 @@ export function integerOption(
 }
 
 /** A flag whose value is one of `choices`: a typo names the flag and the choices, before any option is composed. */
-export function choiceOption(flag: string, raw: string | boolean | undefined, choices: readonly string[]): string | undefined {
+export function choiceOption<T extends string>(flag: string, raw: string | boolean | undefined, choices: readonly T[]): T | undefined {
   if (raw === undefined || typeof raw === 'boolean') return undefined;
-  if (choices.includes(raw)) return raw;
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
   const listed = choices.map((choice) => `"${choice}"`);
   const expected = listed.length === 2 ? listed.join(' or ') : `${listed.slice(0, -1).join(', ')} or ${listed.at(-1)}`;
   throw usageError(`invalid ${flag}: expected ${expected}, got '${raw}'`);

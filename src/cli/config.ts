@@ -11,6 +11,7 @@ import { choiceOption, integerOption, usageError, type OptionSpec } from './args
 import { loadPolicy } from '../policy/load.js';
 import { resourceMetadataSchema } from '../faces/http/resource-metadata.js';
 import { sshHosts } from './ssh-hosts.js';
+import { list, networkFromFlags } from './network-flags.js';
 
 const MAX_MS = 2_147_483_647;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -26,6 +27,10 @@ export const RUNTIME_FLAGS: Record<string, OptionSpec> = {
   sandbox: { type: 'string', sets: ['sandbox.mode'] },
   'sandbox-backend': { type: 'string', sets: ['sandbox.backend'] },
   network: { type: 'string', sets: ['sandbox.network'] },
+  'network-allow': { type: 'string', sets: ['sandbox.network.mode', 'sandbox.network.allow'] },
+  'network-deny': { type: 'string', sets: ['sandbox.network.mode', 'sandbox.network.deny'] },
+  'network-presets': { type: 'string', sets: ['sandbox.network.mode', 'sandbox.network.presets'] },
+  'network-ask': { type: 'boolean', sets: ['sandbox.network.mode', 'sandbox.network.ask'] },
   'allow-unix-sockets': { type: 'boolean', sets: ['sandbox.allowUnixSockets'] },
   'env-inherit': { type: 'string', sets: ['executor.env.inherit'] },
   'env-exclude': { type: 'string', sets: ['executor.env.exclude'] },
@@ -97,11 +102,11 @@ export function composeConfig(values: Values, { callTimeoutFlag = false } = {}):
     if (runtime.jobs === false) throw usageError('--max-jobs conflicts with "jobs": false in the config file');
     runtime.jobs = { ...runtime.jobs, maxJobsPerOwner: maxJobs };
   }
-  const sandbox: Record<string, string | boolean> = {};
+  const sandbox: Record<string, unknown> = {};
   const choices = sandboxConfigSchema.shape;
   const mode = choiceOption('--sandbox', values.sandbox, choices.mode.unwrap().options);
   const backend = choiceOption('--sandbox-backend', values['sandbox-backend'], choices.backend.unwrap().options);
-  const network = choiceOption('--network', values.network, ['allow', 'deny'] as const);
+  const network = networkFromFlags(values, runtime.sandbox?.network);
   if (mode !== undefined) sandbox.mode = mode;
   if (backend !== undefined) sandbox.backend = backend;
   if (network !== undefined) sandbox.network = network;
@@ -155,11 +160,4 @@ function readConfig(path: string): ComposedConfig {
     throw usageError(`invalid --config '${path}': serve.${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   return { runtime: runtime as RuntimeOptions, serve: parsed.data };
-}
-
-function list(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 }

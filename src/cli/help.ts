@@ -13,7 +13,13 @@ const RUNTIME_OPTIONS = `Runtime options (run, mcp and serve):
   --max-jobs <n>                   Background jobs running at once per session (default 10)
   --sandbox <mode>                 Confine every command: read-only, workspace-write or danger-full-access
   --sandbox-backend <name>         landlock (default) or bubblewrap
-  --network <allow|deny>           Network access of confined commands (default allow)
+  --network <allow|deny|domains>   Network access of confined commands (default allow); domains: only the hosts
+                                   below, through a proxy (docs/sandbox.md)
+  --network-allow <hosts>          Comma-separated hosts (host, *.suffix, IP, each optionally :port) commands may
+                                   reach (implies --network domains)
+  --network-deny <hosts>           Comma-separated hosts refused even when allowed (implies --network domains)
+  --network-presets <names>        Registries to allow: npm, pypi, crates, github, debian (implies domains)
+  --network-ask                    Put a host on neither list to a person instead of refusing it (implies domains)
   --allow-unix-sockets             With --network deny, still allow unix sockets (every named one visible)
   --env-inherit <all|core|none>    Which host variables commands start from (default all, credentials removed)
   --env-exclude <globs>            Comma-separated name globs to remove

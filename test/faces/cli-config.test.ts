@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, cli, httpTransport, newClient, textOf, workdir } from './helpers.js';
@@ -19,6 +20,9 @@ function config(name: string, value: unknown): string {
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
   return file;
 }
+
+/** `text` matched literally in a RegExp. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function shellring(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [cli, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
@@ -60,6 +64,34 @@ describe('run with --config and flags', () => {
     }
   });
 
+  it('--network-allow, --network-deny and --network-presets lay a domain policy over the file\'s', async () => {
+    const web = createHttpServer((req, res) => res.end(`hello ${req.url}\n`));
+    const port = await new Promise<number>((resolve) => web.listen(0, '127.0.0.1', () => resolve((web.address() as { port: number }).port)));
+    // The host map only a config file can give (it is for tests); the flags name the hosts.
+    const file = config('domains.json', { sandbox: { network: { mode: 'domains', testHostMap: { 'web.test': '127.0.0.1', 'other.test': '127.0.0.1' } } } });
+    const curl = (host: string) => `curl -sS http://${host}:${port}/x`;
+    // Not spawnSync: the server answers from this process.
+    const run = (flags: string[], command: string) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, [cli, 'run', '--config', file, '--sandbox', 'workspace-write', ...flags, '--', command], { cwd: work });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.once('close', () => resolve(out));
+      });
+    try {
+      const blocked = (host: string, reason: string) => `[network: blocked ${host}:${port} — ${reason}]`;
+      expect(await run(['--network-allow', `web.test:${port}`], curl('web.test'))).toBe('hello /x\n');
+      expect(await run(['--network-allow', `web.test:${port}`], curl('other.test'))).toMatch(new RegExp(`${escape(blocked('other.test', 'not in the allowed hosts'))}$`));
+      const wide = ['--network-allow', '*.test', '--network-deny', 'web.test'];
+      expect(await run(wide, curl('web.test'))).toMatch(new RegExp(`${escape(blocked('web.test', 'denied by the network policy'))}$`));
+      expect(await run(wide, curl('other.test'))).toBe('hello /x\n');
+      // Without a person to ask, --network-ask refuses and says so.
+      expect(await run(['--network-ask'], curl('other.test'))).toMatch(new RegExp(`${escape(blocked('other.test', 'not in the allowed hosts, and nobody could be asked to allow it'))}$`));
+    } finally {
+      web.close();
+    }
+  });
+
   it.each([
     [['run', '--allow-unix-sockets=yes', '--', 'true'], /^shellring run: option '--allow-unix-sockets' takes no value/],
     [['run', '--config', 'missing.json', '--', 'true'], /^shellring run: cannot read --config 'missing\.json': ENOENT/],
@@ -68,7 +100,10 @@ describe('run with --config and flags', () => {
     [['run', '--config', 'NEGATIVE', '--', 'true'], /^shellring run: invalid --config '.+negative\.json': executor\.maxOutputBytes: Too small/],
     [['serve', '--config', 'BADSERVE'], /^shellring serve: invalid --config '.+badserve\.json': serve\.port: Invalid input: expected number/],
     [['run', '--sandbox-backend', 'bogus', '--', 'true'], /^shellring run: invalid --sandbox-backend: expected "landlock" or "bubblewrap", got 'bogus'\nRun 'shellring run --help' for usage\.\n$/],
-    [['run', '--network', 'sometimes', '--', 'true'], /^shellring run: invalid --network: expected "allow" or "deny", got 'sometimes'\nRun 'shellring run --help' for usage\.\n$/],
+    [['run', '--network', 'sometimes', '--', 'true'], /^shellring run: invalid --network: expected "allow", "deny" or "domains", got 'sometimes'\nRun 'shellring run --help' for usage\.\n$/],
+    [['run', '--network', 'allow', '--network-ask', '--', 'true'], /^shellring run: --network-ask needs --network domains, not --network allow\nRun 'shellring run --help' for usage\.\n$/],
+    [['run', '--network-presets', 'npm,cpan', '--', 'true'], /^shellring run: invalid --network-presets: expected "npm", "pypi", "crates", "github" or "debian", got 'cpan'\n/],
+    [['run', '--network-allow', 'bad host', '--', 'true'], /^shellring: invalid runtime options: sandbox\.network\.allow\.0: network entry "bad host": expected host/],
     [['mcp', '--env-inherit', 'most'], /^shellring mcp: invalid --env-inherit: expected "all", "core" or "none", got 'most'\nRun 'shellring mcp --help' for usage\.\n$/],
     [['serve', '--max-output-bytes', 'lots'], /^shellring serve: invalid --max-output-bytes: expected bytes from 0 to/],
   ])('refuses bad configuration %j with a clear message and status 2', (args, message) => {
