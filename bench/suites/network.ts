@@ -1,7 +1,11 @@
 // Network by name suite: a 1 GiB download through the session's proxy against the same download with the network
-// allowed, the time a small request takes through the proxy and without it (p50, p99), and what an idle session
-// with a domain policy costs the host.
+// allowed and through a bare C relay (the ceiling of any relay here), the time a small request takes through the
+// proxy and without it (p50, p99), and what an idle session with a domain policy costs the host.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +23,8 @@ const REQUESTS = 200;
 const SESSIONS = 50;
 const ALLOWED = 'network allow';
 const PROXIED = 'network domains (through the proxy)';
+const RELAY = 'network allow, through a bare TCP relay (C)';
+const RELAY_SOURCE = path.resolve(import.meta.dirname, '../../../bench/lib/tcp-relay.c');
 
 /** Serves `/big` (1 GiB of zeros, from one 1 MiB buffer) and `/small` (a few bytes). */
 async function server(): Promise<{ server: Server; port: number }> {
@@ -54,7 +60,16 @@ interface Subject {
   host: string;
 }
 
-async function subjects(dir: string, port: number): Promise<Subject[]> {
+/** The C relay to 127.0.0.1:`port`, compiled in `dir`, and the port it accepts on. */
+async function relay(dir: string, port: number): Promise<{ child: ChildProcess; port: number }> {
+  const binary = join(dir, 'tcp-relay');
+  execFileSync('cc', ['-O2', '-pthread', '-o', binary, RELAY_SOURCE]);
+  const child = spawn(binary, [String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { child, port: Number(line) };
+}
+
+async function subjects(dir: string, port: number, relayPort: number): Promise<Subject[]> {
   const make = async (name: string, network: unknown, host: string): Promise<Subject> => {
     const runtime = await createRuntime({ sandbox: { mode: 'workspace-write', network } as never });
     const cwd = join(dir, name.replace(/\W+/g, '-'));
@@ -64,6 +79,8 @@ async function subjects(dir: string, port: number): Promise<Subject[]> {
   return [
     // The host's own loopback, reached directly: the ceiling a proxied download is measured against.
     await make(ALLOWED, 'allow', '127.0.0.1'),
+    // Two TCP connections and a copy between them, and nothing else: what any relay, the proxy included, can reach.
+    { ...(await make(RELAY, 'allow', '127.0.0.1')), host: `127.0.0.1:${relayPort}` },
     await make(PROXIED, { mode: 'domains', allow: ['bench.test'], testHostMap: { 'bench.test': '127.0.0.1' } }, 'bench.test'),
   ];
 }
@@ -72,7 +89,8 @@ export async function run(): Promise<SuiteResult> {
   const { server: httpServer, port } = await server();
   try {
     return await withTempDir('network', async (dir) => {
-      const all = await subjects(dir, port);
+      const bare = await relay(dir, port);
+      const all = await subjects(dir, port, bare.port);
       try {
         const downloads = await asyncRounds(
           all.map((s) => ({
@@ -87,13 +105,14 @@ export async function run(): Promise<SuiteResult> {
           ROUNDS,
         );
         const latency = new Map<string, number[]>();
-        for (const s of all) {
+        for (const s of all.filter((s) => s.name !== RELAY)) {
           const text = await output(s.session, `for i in $(seq ${REQUESTS}); do curl -sS -o /dev/null -w '%{time_total}\\n' http://${s.host}/small; done`);
           latency.set(s.name, text.trim().split('\n').map((t) => Number(t) * 1000));
         }
         const memory = await idleCost(dir);
         return result(downloads, latency, memory);
       } finally {
+        bare.child.kill();
         await Promise.all(all.map((s) => s.runtime.close()));
       }
     });
@@ -130,9 +149,19 @@ async function idleCost(dir: string): Promise<IdleCost> {
 
 function result(downloads: Map<string, number[]>, latency: Map<string, number[]>, memory: IdleCost): SuiteResult {
   const ratio = median(roundRatios(downloads.get(PROXIED)!, downloads.get(ALLOWED)!));
+  const ofRelay = median(roundRatios(downloads.get(PROXIED)!, downloads.get(RELAY)!));
+  const relayRatio = median(roundRatios(downloads.get(RELAY)!, downloads.get(ALLOWED)!));
   const throughput = withRatios([
     { name: ALLOWED, value: median(downloads.get(ALLOWED)!), unit: 'MB/s', extra: { runs: downloads.get(ALLOWED)! } },
-    { name: PROXIED, value: median(downloads.get(PROXIED)!), unit: 'MB/s', baseline: ALLOWED, ratio, extra: { runs: downloads.get(PROXIED)! } },
+    { name: RELAY, value: median(downloads.get(RELAY)!), unit: 'MB/s', baseline: ALLOWED, ratio: relayRatio, extra: { runs: downloads.get(RELAY)! } },
+    {
+      name: PROXIED,
+      value: median(downloads.get(PROXIED)!),
+      unit: 'MB/s',
+      baseline: ALLOWED,
+      ratio,
+      extra: { runs: downloads.get(PROXIED)!, 'vs bare relay': ofRelay },
+    },
   ]);
   const direct = spread(latency.get(ALLOWED)!);
   const proxied = spread(latency.get(PROXIED)!);
@@ -158,11 +187,17 @@ function result(downloads: Map<string, number[]>, latency: Map<string, number[]>
       { title: `${REQUESTS} small requests, one after another, each a new connection`, rows: latencyRows },
       { title: `${SESSIONS} sessions after one \`true\` each`, rows: idleRows },
     ],
-    targets: [target('a download through the proxy runs at >= 0.8x the allowed network', row.ratio, 0.8, `${fmt(row.ratio)}x (${fmt(row.value)} MB/s)`)],
+    targets: [
+      target('a download through the proxy runs at >= 0.8x the allowed network', row.ratio, 0.8, `${fmt(row.ratio)}x (${fmt(row.value)} MB/s)`),
+      target('a download through the proxy runs at >= 0.8x a bare C relay', ofRelay, 0.8, `${fmt(ofRelay)}x`),
+    ],
     notes: [
       `Two runtimes (createRuntime defaults, sandbox {mode: 'workspace-write'}, landlock), network 'allow' reaching the ` +
         `server at 127.0.0.1 directly, and {mode: 'domains'} reaching it by name through the proxy (test host map); ` +
         `curl's own size and total time per download, ${ROUNDS} interleaved rounds, ratio the median of per-round ratios.`,
+      'The bare relay (bench/lib/tcp-relay.c) accepts on the host loopback and copies to the server with 128 KiB ' +
+        'blocking reads and writes, a thread per direction, as the proxy does: on loopback a relay doubles the TCP work ' +
+        'of every byte, so its figure, not the direct download, is what a proxy can reach on this machine.',
       `Latency: ${REQUESTS} sequential curl requests of a few bytes inside one call per runtime (curl's time_total).`,
       `Idle: ${SESSIONS} new sessions with one \`true\` each; the benchmark process's threads and RSS added, per session ` +
         '(the proxy serves each session with one accepting thread).',
