@@ -9,6 +9,7 @@ export const RUN_FLAGS: Record<string, OptionSpec> = {
   // The call's own timeout here, not the runtime's default.
   timeout: { type: 'string' },
   cwd: { type: 'string' },
+  tty: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
 

@@ -60,9 +60,14 @@ Exit status: 0 when the call produced a result, whatever the command's own exit 
 marker); 1 when the call was an error (its "Error: ..." text goes to stderr); 2 for a usage error;
 130 or 143 when interrupted by SIGINT or SIGTERM (the command is killed).
 
+With --tty the command runs on a terminal of this terminal's size (a terminal job) and this terminal is its own:
+keystrokes go to it as typed (ctrl-c included), its output appears as it draws, a resize follows. The exit
+status is then the command's own (128 + n when signal n ended it); SIGTERM or SIGHUP here ends it.
+
 Options:
   --cwd <dir>       Working directory (default: the current directory)
-  --timeout <ms>    Stop the command after this many milliseconds (default 120000, at most 600000)
+  --timeout <ms>    Stop the command after this many milliseconds (default 120000, at most 600000; not with --tty)
+  --tty             Run the command on a terminal typed into from this one (python3 -i, vim, npm init)
   -h, --help        Show this help
 
 ${RUNTIME_OPTIONS.replace(TIMEOUT_LINE, '')}`;

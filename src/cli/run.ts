@@ -6,6 +6,7 @@ import { composeConfig, } from './config.js';
 import { RUN_HELP } from './help.js';
 import { onceSignal, SIGNAL_EXIT, write, type CliIO } from './io.js';
 import { RUN_FLAGS } from './flags.js';
+import { runOnTerminal, type TerminalIO } from './run-tty.js';
 
 const DESCRIPTION = 'run from the command line';
 
@@ -18,16 +19,27 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   // A blank command is left to the bash tool, which refuses it with the same error a model would get.
   if (positionals.length === 0) throw usageError('missing command: shellring run [options] -- <command>');
   const command = positionals.join(' ');
+  const tty = values.tty === true;
+  if (tty && values.timeout !== undefined) throw usageError('--timeout does not apply to --tty: the command runs until it ends or is ended');
   const cwd = directoryOption(values.cwd) ?? process.cwd();
   const timeoutMs = integerOption('--timeout', values.timeout, { min: 1, max: 600_000, unit: 'milliseconds' });
   const { runtime: configured } = composeConfig(values, { callTimeoutFlag: true });
   const runtime = await createRuntime({
     ...configured,
+    // One terminal job, for as long as the person at this terminal keeps it.
+    ...(tty ? { enableRunInBackground: true } : {}),
     // Nobody is left to read a background job once this process exits: a timeout kills the command.
     promoteOnTimeout: false,
     // The printed text may name a spill file; it must still be there for the person who reads it.
     executor: { ...configured.executor, keepSpills: true },
   });
+  if (tty) {
+    try {
+      return await runOnTerminal(runtime, runtime.session({ id: randomUUID(), cwd }), command, DESCRIPTION, terminalIO(io));
+    } finally {
+      await runtime.close();
+    }
+  }
   const controller = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
   const release = onceSignal(['SIGINT', 'SIGTERM'], (signal) => {
@@ -50,4 +62,18 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     release();
     await runtime.close();
   }
+}
+
+/** This process's own terminal, where stdout is one. */
+function terminalIO(io: CliIO): TerminalIO {
+  const out = process.stdout;
+  return {
+    ...io,
+    stdin: process.stdin,
+    size: () => (out.isTTY ? { cols: out.columns, rows: out.rows } : undefined),
+    onResize: (listener) => {
+      out.on('resize', listener);
+      return () => out.off('resize', listener);
+    },
+  };
 }

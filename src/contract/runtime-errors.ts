@@ -72,6 +72,8 @@ export const callErrors = {
   signal: (value: unknown) => `invalid signal: expected an AbortSignal, got ${kindOf(value)}`,
   callId: (value: unknown) => `invalid callId: expected a string, got ${shownJson(value)}`,
   watchOutput: (value: unknown) => `invalid watchOutput: expected a function, got ${kindOf(value)}`,
+  terminalSize: (value: unknown) =>
+    `invalid terminalSize: expected {cols, rows}, whole numbers from 2 to 1000, got ${typeof value === 'object' && value !== null ? JSON.stringify(value) : kindOf(value)}`,
   suspended: (value: unknown) => `invalid suspended: expected a function, got ${kindOf(value)}`,
   context: (value: unknown) => `invalid call context: expected an object, got ${kindOf(value)}`,
   sessionId: (value: unknown) => `invalid call context: sessionId must be a string, got ${shownJson(value)}`,

@@ -7,7 +7,7 @@ import { streamResult, type SpillContext } from './stream-result.js';
 import type { WaitingFinding } from './waiting.js';
 import { judgeDenials } from './denials.js';
 import { termLine } from './wire/control.js';
-import type { TermScreen } from './wire/term.js';
+import type { TermScreen, TermSize } from './wire/term.js';
 import type {
   ObservedReader,
   ProcessHandle,
@@ -139,6 +139,10 @@ export class StartedCommand implements ProcessHandle {
 
   interrupt(): void {
     if (this.#status === 'running') this.#launch?.send('interrupt');
+  }
+
+  resize(size: TermSize): void {
+    if (this.terminal && this.#status === 'running') this.#launch?.send(termLine({ type: 'resize', size }));
   }
 
   screen(timeoutMs: number): Promise<TermScreen | undefined> {

@@ -155,6 +155,8 @@ export interface ProcessHandle {
   input(bytes: Buffer): void;
   /** SIGINT to the command's process group (a command without a terminal: its ctrl-c). */
   interrupt(): void;
+  /** A terminal job's terminal takes this size (nothing without a terminal, or once ended). */
+  resize(size: TermSize): void;
   /** A terminal job's screen as its runner's model holds it; undefined without a terminal, once ended, or when
    * no answer came within `timeoutMs`. */
   screen(timeoutMs: number): Promise<TermScreen | undefined>;

@@ -32,7 +32,7 @@ export function settled(state: JobState): boolean {
 }
 
 export function info(job: Job): JobInfo {
-  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId, escalation } = job;
+  const { id, kind, label, description, ownerId, state, detail, killReason, startedAt, settledAt, foreground, callId, escalation, exitCode, signal } = job;
   const waiting = state === 'running' ? job.source.waiting?.() : undefined;
   return {
     ...(waiting !== undefined ? { waiting } : {}),
@@ -49,5 +49,7 @@ export function info(job: Job): JobInfo {
     foreground,
     ...(callId !== undefined ? { callId } : {}),
     ...(escalation !== undefined ? { escalation } : {}),
+    ...(exitCode !== undefined ? { exitCode } : {}),
+    ...(signal !== undefined ? { signal } : {}),
   };
 }

@@ -331,6 +331,8 @@ export class JobRegistry {
     if (settled(job.state)) return;
     job.state = settlement.state;
     job.detail = settlement.detail;
+    if (settlement.exitCode !== undefined) job.exitCode = settlement.exitCode;
+    if (settlement.signal !== undefined) job.signal = settlement.signal;
     job.settledAt = Date.now();
     this.#pollJob(job);
     this.#emit({ type: 'settled', job: info(job) });

@@ -9,6 +9,9 @@ export interface JobSettlement {
   state: 'completed' | 'killed' | 'failed';
   /** `exit code: <n>`, `signal: <SIG>`, `killed before exit`, or a failure text. */
   detail: string;
+  /** A command's exit code, or the signal that ended it (null when the other one says). */
+  exitCode?: number | null;
+  signal?: string | null;
 }
 
 /** A bash job's controls beyond a kill: an interrupt, and for a job on a terminal its input and screen. */
@@ -17,6 +20,8 @@ export interface JobTerminal {
   tty: boolean;
   input(bytes: Buffer): void;
   interrupt(): void;
+  /** The terminal takes this size (the program gets SIGWINCH); nothing without a terminal or once ended. */
+  resize(size: { cols: number; rows: number }): void;
   screen(timeoutMs: number): Promise<TermScreen | undefined>;
 }
 
@@ -62,6 +67,9 @@ export interface JobInfo {
   waiting?: WaitingFinding;
   /** The sandbox mode of an approved one-shot escalation its command runs under (it lasts as long as the command). */
   escalation?: string;
+  /** Once settled, a command's exit code, or the signal that ended it (null when the other one says). */
+  exitCode?: number | null;
+  signal?: string | null;
 }
 
 export type JobEvent =

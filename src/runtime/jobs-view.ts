@@ -2,7 +2,9 @@
 import type { JobRegistry } from '../jobs/registry.js';
 import type { FollowRead, JobEvent, JobInfo } from '../jobs/types.js';
 import type { TermScreen } from '../executor/wire/term.js';
-import { DEFAULT_STOP_REASON } from '../contract/index.js';
+import { callErrors, DEFAULT_STOP_REASON } from '../contract/index.js';
+import { ShellringError } from '../errors.js';
+import { validSize } from '../executor/wire/term.js';
 
 export class JobsView {
   readonly #registry: JobRegistry;
@@ -36,6 +38,16 @@ export class JobsView {
     if (!terminal?.tty || this.#registry.get(jobId)?.state !== 'running') return false;
     terminal.input(bytes);
     this.#registry.notePersonTyped(jobId, bytes.toString('utf8'));
+    return true;
+  }
+
+  /** A person's terminal changed size: the job's terminal follows (its program gets SIGWINCH). False when the job
+   * has no terminal or has ended; a size outside 2 to 1000 on either side is an error. */
+  resize(jobId: string, size: { cols: number; rows: number }): boolean {
+    if (!validSize(size)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.terminalSize(size));
+    const terminal = this.#registry.terminal(jobId);
+    if (!terminal?.tty || this.#registry.get(jobId)?.state !== 'running') return false;
+    terminal.resize(size);
     return true;
   }
 

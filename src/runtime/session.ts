@@ -208,6 +208,7 @@ export class Session {
       signal: checked.signal,
       callId,
       watchOutput: checked.watchOutput,
+      ...(checked.terminalSize ? { terminalSize: checked.terminalSize } : {}),
       approve: this.#approve,
       policy: this.#policy,
       notices: this.#notices,

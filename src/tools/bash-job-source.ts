@@ -55,6 +55,7 @@ export function bashJobSource(handle: ProcessHandle, capture: CaptureBackend, te
       tty: handle.terminal,
       input: (bytes) => handle.input(bytes),
       interrupt: () => handle.interrupt(),
+      resize: (size) => handle.resize(size),
       screen: (timeoutMs) => handle.screen(timeoutMs),
     },
   };
@@ -69,5 +70,5 @@ export function settlement(outcome: ProcessOutcome): JobSettlement {
       : outcome.exitCode !== null
         ? jobTexts.endedWithCode(outcome.exitCode)
         : jobTexts.killedBeforeExit;
-  return { state: outcome.status === 'killed' ? 'killed' : 'completed', detail };
+  return { state: outcome.status === 'killed' ? 'killed' : 'completed', detail, exitCode: outcome.exitCode, signal: outcome.signal };
 }

@@ -175,7 +175,7 @@ export class BashTool {
       dshEnv: managedEnv,
       sessionId: context.sessionId,
       sandboxPolicy: confinement?.policy,
-      ...(args.tty ? { terminal: TERMINAL_SIZE } : {}),
+      ...(args.tty ? { terminal: context.terminalSize ?? TERMINAL_SIZE } : {}),
     });
   }
 

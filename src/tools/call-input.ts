@@ -1,6 +1,7 @@
 // Judges what a caller hands to a tool call besides the tool's own arguments: their shape, the signal, the call id.
 import { callErrors } from '../contract/index.js';
 import { ShellringError } from '../errors.js';
+import { validSize, type TermSize } from '../executor/wire/term.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -12,6 +13,8 @@ export interface CallOptions {
    * a call with the same callId until then continues it (a face's approval round trip). Observers show one call.
    */
   suspended?: () => number | undefined;
+  /** The size a `tty` call's terminal opens with (a person's own terminal), instead of 80×24. */
+  terminalSize?: TermSize;
 }
 
 /** Omitted arguments are an empty object; anything else that is not a plain object is refused. */
@@ -47,14 +50,18 @@ export function checkCallId(callId: unknown): string | undefined {
 export function checkOptions(options: unknown): CallOptions {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.options(options));
-  const { signal, callId, watchOutput, suspended } = options as Record<string, unknown>;
+  const { signal, callId, watchOutput, suspended, terminalSize } = options as Record<string, unknown>;
   if (watchOutput !== undefined && typeof watchOutput !== 'function') {
     throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.watchOutput(watchOutput));
   }
   if (suspended !== undefined && typeof suspended !== 'function') {
     throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.suspended(suspended));
   }
+  if (terminalSize !== undefined && !(typeof terminalSize === 'object' && terminalSize !== null && validSize(terminalSize as TermSize))) {
+    throw new ShellringError('SHELLRING_INVALID_ARGUMENTS', callErrors.terminalSize(terminalSize));
+  }
   return {
+    ...(terminalSize !== undefined ? { terminalSize: terminalSize as TermSize } : {}),
     signal: checkSignal(signal),
     callId: checkCallId(callId),
     watchOutput: watchOutput as CallOptions['watchOutput'],

@@ -25,6 +25,8 @@ export interface CallContext {
   callId?: string;
   /** Told once the command starts, with a reader of its bytes of output so far. */
   watchOutput?: (bytesSoFar: () => number) => void;
+  /** The size a `tty` call's terminal opens with, when the caller gives one (else 80×24). */
+  terminalSize?: { cols: number; rows: number };
   /** The session's own approval channel, when it has one (an MCP client that elicits, a console). */
   approve?: ApprovalHandler;
   /** The session's command policy layers (its host's rules, what a person allowed always). */
