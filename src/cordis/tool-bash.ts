@@ -9,6 +9,7 @@ import { sandboxSection } from '../tools/prompt-sections.js';
 import { fromZod } from './from-zod.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ApprovalConfig } from '../sandbox/approval.js';
+import { askAboutHost } from '../sandbox/network-asks.js';
 import './services.js';
 
 export const name = 'tool-bash';
@@ -38,6 +39,8 @@ export function apply(ctx: Context, config: Config): void {
     mounted = undefined;
     // A built tool fixes its registry and schema, so each swap builds anew (cheap: one schema).
     const unregister = registerTools(ctx, specs, { executor: ctx.shell, env: ctx.shellEnv, jobs, sandbox, approval, config });
+    // A host the domain network policy does not list is put to the host's approval service, where there is one.
+    sandbox?.onNetworkAsk((sessionId, host, port, signal) => askAboutHost(undefined, approval, { sessionId, host, port, signal }));
     // Confined commands: the prompt ends with the standing mode and what commands can write and read, as the
     // library's and MCP faces' do (each session has its own working directory, so the section names it so).
     const unprompt = sandbox ? ctx.systemPrompt.register(sandboxSection(sandbox, sandbox.defaultMode, undefined)) : () => {};

@@ -529,6 +529,46 @@ export const BUGS = [
     replace: 'const home = limits.homes.find((dir) => dir !== sep && dir === root && root !== dir);',
     tests: [{ vitest: 'test/sandbox/writable-roots.test.ts', name: 'refuses a root above a system tree or a home' }],
   },
+  {
+    name: 'the proxy lets a host on neither list through',
+    file: 'crates/netproxy/src/proxy.rs',
+    find: 'Verdict::Unlisted => self.ask(session, policy, host, port).map(|()| false)?,',
+    replace: 'Verdict::Unlisted => false,',
+    tests: [
+      { vitest: 'test/sandbox/network-domains.test.ts', name: 'refuses a denied host with its reason and an unlisted one with the default' },
+      { vitest: 'test/sandbox/network-asks.test.ts', name: 'says so when nobody can be asked' },
+    ],
+  },
+  {
+    name: 'the proxy lets IPv4 loopback through behind an allowed name',
+    file: 'crates/netproxy/src/address.rs',
+    find: 'if ip.is_loopback() {\n        Some("a loopback address")\n    } else if ip.is_unspecified() || a == 0 {',
+    replace: 'if ip.is_unspecified() || a == 0 {',
+    tests: [
+      { cargo: ['-p', 'shellring-netproxy', '--lib', 'address::tests::refuses_every_internal_range_in_every_spelling'] },
+      { vitest: 'test/sandbox/network-domains.test.ts', name: 'with every name allowed, still refuses what a name or literal leads to inside' },
+    ],
+  },
+  {
+    name: "a person's allow-once is kept for the rest of the session",
+    file: 'crates/netproxy/src/asks.rs',
+    find: 'if answer == Answer::Session {',
+    replace: 'if matches!(answer, Answer::Session | Answer::Once) {',
+    tests: [
+      { cargo: ['-p', 'shellring-netproxy', '--lib', 'asks::tests::concurrent_waiters_share_one_question_and_its_answer'] },
+      { vitest: 'test/sandbox/network-asks.test.ts', name: 'lets a connection through once when a person allows it once, and asks again for the next' },
+    ],
+  },
+  {
+    name: 'every connection waiting on one host asks a person of its own',
+    file: 'crates/netproxy/src/asks.rs',
+    find: 'Some(question) => (question.clone(), false),',
+    replace: 'Some(question) => (question.clone(), true),',
+    tests: [
+      { cargo: ['-p', 'shellring-netproxy', '--lib', 'asks::tests::concurrent_waiters_share_one_question_and_its_answer'] },
+      { vitest: 'test/sandbox/network-asks.test.ts', name: 'asks once for ten connections waiting on one host, and lets all ten through' },
+    ],
+  },
   ...[
     ['/etc/shadow', 'masks /etc/shadow wherever'],
     ['/etc/ssh/*_key', 'masks /etc/ssh/\\*_key wherever'],
