@@ -55,7 +55,8 @@ facts.deniedAsked = askedFor('evil.test');
 
 // Ten connections at once to one unlisted host share one request: the answer comes only once all ten wait.
 answers['many.test'] = async () => {
-  const deadline = Date.now() + 120_000;
+  // Bounded well inside the harness's own limit, so a proxy that never holds them fails a test, not the run.
+  const deadline = Date.now() + 60_000;
   while (waitingConnections() < 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   facts.manyWaiting = waitingConnections();
   return 'allowed-once';
@@ -89,8 +90,9 @@ const waiting = new Promise((resolve) => {
       });
     });
 });
-const closingCall = closing.callTool('bash', { command: curl('closing.test', 'c'), description: 'closing while asked', timeoutMs: 120_000 });
-await waiting;
+const closingCall = closing.callTool('bash', { command: curl('closing.test', 'c'), description: 'closing while asked', timeoutMs: 60_000 });
+// A connection let through without asking ends the call first.
+await Promise.race([waiting, closingCall]);
 await closing.close();
 facts.closing = { aborted: abortedRequest === true, text: (await closingCall).content[0].text };
 
