@@ -12,9 +12,9 @@ export const approvalChoices = {
     `allow-once runs this command; allow-always also allows "${prefix.join(' ')}" for the rest of this session; reject refuses it.`,
 };
 
-/** `hostPort`: `<host>:<port>` as the request names it. */
-export const networkChoices = (hostPort: string) =>
-  `allow-once lets the connections waiting on this request through; allow-always lets ${hostPort} through for the rest of this session; reject refuses them.`;
+/** A network request's choices: allow-always names the host and port it lets through. */
+export const networkChoices = (host: string, port: number) =>
+  `allow-once lets the connections waiting on this request through; allow-always lets ${hostPort(host, port)} through for the rest of this session; reject refuses them.`;
 
 /** The reason a network approval request carries (beside `run <sub-command>: …` and `escalate sandbox to …`). */
 export const networkApprovalReason = (host: string, port: number) => `connect to ${hostPort(host, port)}`;

@@ -3,7 +3,7 @@
 // where that is offered, or not).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { approvalChoices, approvalPrompt, commandApprovalPrompt, hostPort, networkApprovalPrompt, networkChoices } from '../../contract/index.js';
+import { approvalChoices, approvalPrompt, commandApprovalPrompt, networkApprovalPrompt, networkChoices } from '../../contract/index.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../runtime-options.js';
 
 const ALLOW = 'allow-once';
@@ -23,7 +23,7 @@ export function approvalForm(request: ApprovalRequest): { message: string; choic
     return {
       message: networkApprovalPrompt(request),
       choices: [ALLOW, ALWAYS, REJECT],
-      description: networkChoices(hostPort(request.host, request.port)),
+      description: networkChoices(request.host, request.port),
     };
   }
   const always = request.alwaysPrefix !== undefined;
