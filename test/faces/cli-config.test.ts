@@ -21,9 +21,6 @@ function config(name: string, value: unknown): string {
   return file;
 }
 
-/** `text` matched literally in a RegExp. */
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 function shellring(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [cli, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -81,12 +78,13 @@ describe('run with --config and flags', () => {
     try {
       const blocked = (host: string, reason: string) => `[network: blocked ${host}:${port} — ${reason}]`;
       expect(await run(['--network-allow', `web.test:${port}`], curl('web.test'))).toBe('hello /x\n');
-      expect(await run(['--network-allow', `web.test:${port}`], curl('other.test'))).toMatch(new RegExp(`${escape(blocked('other.test', 'not in the allowed hosts'))}$`));
+      const endsWith = (text: string, line: string) => expect(text.endsWith(line), text).toBe(true);
+      endsWith(await run(['--network-allow', `web.test:${port}`], curl('other.test')), blocked('other.test', 'not in the allowed hosts'));
       const wide = ['--network-allow', '*.test', '--network-deny', 'web.test'];
-      expect(await run(wide, curl('web.test'))).toMatch(new RegExp(`${escape(blocked('web.test', 'denied by the network policy'))}$`));
+      endsWith(await run(wide, curl('web.test')), blocked('web.test', 'denied by the network policy'));
       expect(await run(wide, curl('other.test'))).toBe('hello /x\n');
       // Without a person to ask, --network-ask refuses and says so.
-      expect(await run(['--network-ask'], curl('other.test'))).toMatch(new RegExp(`${escape(blocked('other.test', 'not in the allowed hosts, and nobody could be asked to allow it'))}$`));
+      endsWith(await run(['--network-ask'], curl('other.test')), blocked('other.test', 'not in the allowed hosts, and nobody could be asked to allow it'));
     } finally {
       web.close();
     }
