@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ElicitRequest, ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { assertConforms } from '../helpers/output-schemas.js';
 
@@ -93,4 +93,22 @@ export function rawRequest(port: number, path: string, { method = 'GET', headers
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** A 2025 client over HTTP; with `answer`, it declares form elicitation and answers each request so, kept in `asked`. */
+export async function elicitingClient(
+  server: { url: string; token: string },
+  name: string,
+  answer?: (request: ElicitRequest) => ElicitResult,
+): Promise<TestClient & { asked: ElicitRequest[] }> {
+  const tc = newClient(name, answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  const asked: ElicitRequest[] = [];
+  if (answer) {
+    tc.client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request);
+      return answer(request);
+    });
+  }
+  await tc.client.connect(httpTransport(server.url, server.token));
+  return { ...tc, asked };
 }

@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
-import { call, httpTransport, newClient, textOf, workdir, type TestClient } from './helpers.js';
+import { call, elicitingClient, textOf, workdir } from './helpers.js';
 import { checkedCall, modernClient, textOfResult } from './modern-helpers.js';
 
 const work = workdir('mcp-network-approval');
@@ -37,18 +37,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function connect(name: string, answer?: (request: ElicitRequest) => ElicitResult): Promise<TestClient & { asked: ElicitRequest[] }> {
-  const tc = newClient(name, answer ? { capabilities: { elicitation: { form: {} } } } : {});
-  const asked: ElicitRequest[] = [];
-  if (answer) {
-    tc.client.setRequestHandler(ElicitRequestSchema, (request) => {
-      asked.push(request);
-      return answer(request);
-    });
-  }
-  await tc.client.connect(httpTransport(server.url, server.token));
-  return { ...tc, asked };
-}
+const connect = (name: string, answer?: (request: ElicitRequest) => ElicitResult) => elicitingClient(server, name, answer);
 
 const curl = (host: string, path: string) => ({ command: `curl -sS http://${host}:${port}/${path}`, description: 'reach a host' });
 const blocked = (host: string, reason: string) => `[network: blocked ${host}:${port} — ${reason}]`;

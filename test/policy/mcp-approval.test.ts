@@ -3,25 +3,14 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { serveHttp, type HttpServer } from '../../src/faces/mcp/index.js';
-import { call, httpTransport, newClient, textOf, workdir, type TestClient } from '../faces/helpers.js';
+import { call, elicitingClient, textOf, workdir } from '../faces/helpers.js';
 
 const work = workdir('mcp-policy');
 let server: HttpServer;
 
-async function connect(name: string, answer?: (request: ElicitRequest) => ElicitResult): Promise<TestClient & { asked: ElicitRequest[] }> {
-  const tc = newClient(name, answer ? { capabilities: { elicitation: { form: {} } } } : {});
-  const asked: ElicitRequest[] = [];
-  if (answer) {
-    tc.client.setRequestHandler(ElicitRequestSchema, (request) => {
-      asked.push(request);
-      return answer(request);
-    });
-  }
-  await tc.client.connect(httpTransport(server.url, server.token));
-  return { ...tc, asked };
-}
+const connect = (name: string, answer?: (request: ElicitRequest) => ElicitResult) => elicitingClient(server, name, answer);
 
 const run = (command: string) => ({ command, description: 'run a command the policy judges' });
 const decide = (decision: string) => (): ElicitResult => ({ action: 'accept', content: { decision } });
