@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, resolve, sep } from 'node:path';
 import { checkTokenValue } from '../faces/http/token.js';
 import { STAND_INS } from '../env/non-interactive.js';
-import { homes, toolchains } from '../sandbox/read-policy.js';
+import { hostReadPaths } from '../sandbox/read-policy.js';
 import { usageError } from './args.js';
 
 export interface TokenSource {
@@ -82,7 +82,7 @@ export async function shownTrees(workspace: string, readAllow: readonly string[]
   return [
     { path: workspace, what: 'the workspace' },
     ...readAllow.map((path) => ({ path, what: 'the readAllow path' })),
-    ...toolchains(process.env.PATH, await homes()).map((path) => ({ path, what: 'the toolchain directory' })),
+    ...(await hostReadPaths()).toolchains.map((path) => ({ path, what: 'the toolchain directory' })),
     { path: STAND_INS, what: "shellring's own directory" },
   ];
 }

@@ -1,5 +1,16 @@
 // The raw shape of the napi-rs addon (crates/node): what the .node file exports, and the tables its reads fill.
 
+/** What a read policy names on this host: the homes, the denied entries expanded (`~/` under every home, `*` in the
+ * last component), the toolchains PATH leads to under a home, where /etc/resolv.conf leads out of /etc, and the
+ * directories whose entries decided it. */
+export interface HostReadPaths {
+  homes: string[];
+  denied: string[];
+  toolchains: string[];
+  resolver?: string | null;
+  consulted: string[];
+}
+
 export interface NativeRingOptions {
   liveLimit?: number;
   settledLimit?: number;
@@ -162,6 +173,8 @@ export interface NativeBinding {
   reclaimSpillRoots(parent: string): number;
   /** The same sweep on a libuv thread (crashed runtimes' spill and temp roots); resolves with how many. */
   reclaimRootsInBackground(parent: string): Promise<number>;
+  /** What read-deny entries and a PATH name on this host now, derived on a libuv thread (crates/hostpaths). */
+  hostReadPaths(entries: string[], path: string, home: string): Promise<HostReadPaths>;
   /** A number that changes whenever this process's environment (what `process.env` holds) changed since the last
    * call; equal numbers, equal environments. */
   environVersion(): number;

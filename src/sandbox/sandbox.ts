@@ -9,7 +9,7 @@ import { SANDBOX_MODES, type SandboxMode } from './modes.js';
 import { backendUsable, type SandboxBackend } from './probe.js';
 import { canonical, canonicalNow } from './workspace.js';
 import { UNCONFINED, type ConfinementPlan } from '../executor/wire/plan.js';
-import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from './read-policy.js';
+import { DEFAULT_READ_DENY, hostReadPaths } from './read-policy.js';
 import { settled, watchedVersion } from './watched.js';
 import { rootLimitProblem, type RootLimits } from './writable-roots.js';
 import { ShellringError } from '../errors.js';
@@ -275,11 +275,7 @@ export class Sandbox {
       const shown = session ? [...(mode === 'read-only' && root !== sep ? [root] : []), ...(this.#config.readAllow ?? [])] : [];
       return { view: session ? 'session' : 'host', readable: shown, denied: [...(this.#config.readDeny ?? DEFAULT_READ_DENY)] };
     }
-    // Looked up side by side: the homes, the resolver and the denied paths outside the homes.
-    const listed = homes();
-    const denied = expandDenied(this.#config.readDeny ?? DEFAULT_READ_DENY, listed);
-    const resolved = session ? resolverTarget() : undefined;
-    const homeDirs = await listed;
+    const found = await hostReadPaths(this.#config.readDeny ?? DEFAULT_READ_DENY);
     const shown: string[] = [];
     if (spill) shown.push(spill);
     if (session) {
@@ -287,13 +283,12 @@ export class Sandbox {
       if (mode === 'read-only' && root !== sep) shown.push(root);
       // A toolchain directory never brings the runtime's own state (DSH_HOME, spill files) into view.
       const clear = (dir: string) => !this.#protected.some((p) => p === dir || p.startsWith(dir + sep) || dir.startsWith(p + sep));
-      shown.push(...(this.#config.readAllow ?? []), ...toolchains(process.env.PATH, homeDirs).filter(clear));
+      shown.push(...(this.#config.readAllow ?? []), ...found.toolchains.filter(clear));
       // The stand-ins the environment names for editors and password prompts (see env/non-interactive.ts).
       shown.push(STAND_INS);
-      const resolver = await resolved;
-      if (resolver) shown.push(resolver);
+      if (found.resolver) shown.push(found.resolver);
     }
-    return { view: session ? 'session' : 'host', readable: shown, denied: await denied };
+    return { view: session ? 'session' : 'host', readable: shown, denied: found.denied };
   }
 
   /** Removes the session's temp directory off the event loop (a command may have left large files there). */
@@ -333,7 +328,7 @@ export class Sandbox {
   /** What a root is judged against, canonical; on another host only the system's trees (the rest are this host's). */
   async #rootLimits(): Promise<RootLimits> {
     if (this.#remote) return { own: [], path: [], homes: [] };
-    const [found, tmpRoot] = await Promise.all([homes(), this.#tmpRootDir()]);
+    const [{ homes: found }, tmpRoot] = await Promise.all([hostReadPaths(this.#config.readDeny ?? DEFAULT_READ_DENY), this.#tmpRootDir()]);
     // Resolved again only when PATH or the homes changed.
     const key = [process.env.PATH ?? '', ...found].join('\0');
     if (this.#pathsKnown?.key !== key) {

@@ -1,5 +1,5 @@
-// What the read policy derives from a few directories (/home's entries, those of `*` entries' directories, where
-// /etc/resolv.conf leads), kept until an inotify watch on the directory reports a change: a warm confined call reads
+// What the read policy derives from a few directories (/home's entries, those of `*` entries' directories, /etc for
+// where resolv.conf leads), kept until an inotify watch on one of them reports a change: a warm confined call reads
 // nothing from the disk and waits for no libuv thread. On a network or FUSE filesystem it is read at every call.
 import { watch, type FSWatcher } from 'node:fs';
 import { statfs } from 'node:fs/promises';
@@ -7,12 +7,14 @@ import { dirname } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 
 interface Kept {
-  value: Promise<unknown>;
-  watcher: FSWatcher;
+  value: unknown;
+  watchers: FSWatcher[];
 }
 
+/** At most this many values are kept (one per read policy, PATH and home in use): the oldest goes first. */
+const MAX_KEPT = 16;
 const kept = new Map<string, Kept>();
-/** Bumped by every change seen and every read that could not be watched. */
+/** Bumped by every change seen and every read that could not be kept. */
 let version = 0;
 
 /** What is derived from watched values is current while this stays the same (read after `settled()`). */
@@ -28,34 +30,63 @@ export async function settled(): Promise<void> {
 }
 
 /**
- * `read()`'s value (it may reject, as for an absent directory), kept under `key` while `dir` is unchanged. An absent
- * `dir` is watched through its parent, so its making is seen; with neither there, or on a filesystem another machine
- * may change, nothing is kept. A change made before this call is always seen (see `settled`).
+ * `read()`'s value, kept under `key` while none of the directories `dirsOf` names in it changes. The value is read
+ * again once the watches are in place, so a change made while the first read listed is heard. An absent directory
+ * is watched through its parent, so its making is seen; with neither there, or on a filesystem another machine may
+ * change, nothing is kept. A change made before this call is always seen (see `settled`).
  */
-export async function watched<T>(key: string, dir: string, read: () => Promise<T>): Promise<T> {
+export async function watched<T>(key: string, read: () => Promise<T>, dirsOf: (value: T) => readonly string[]): Promise<T> {
   await settled();
   const known = kept.get(key);
-  if (known) return known.value as Promise<T>;
-  const place = await localPlace(dir);
-  const raced = kept.get(key);
-  if (raced) return raced.value as Promise<T>;
-  // Watched before the read: a change while it reads drops what it returns.
-  const watcher = place === undefined ? undefined : watchOf(place);
-  const value = read();
-  if (!watcher) {
-    version += 1;
-    return value;
-  }
-  const entry: Kept = { value, watcher };
+  if (known) return known.value as T;
+  const first = await read();
+  const dirs = dirsOf(first);
+  const entry: Kept = { value: first, watchers: [] };
+  let heard = false;
   const drop = () => {
+    heard = true;
     version += 1;
-    watcher.close();
+    for (const watcher of entry.watchers) watcher.close();
     if (kept.get(key) === entry) kept.delete(key);
   };
-  watcher.on('change', drop);
-  watcher.on('error', drop);
+  const watchers = await watchAll(dirs, drop);
+  if (!watchers) {
+    version += 1;
+    return first;
+  }
+  entry.watchers = watchers;
+  entry.value = await read();
+  const raced = kept.get(key);
+  if (heard || raced || dirsOf(entry.value as T).some((dir) => !dirs.includes(dir))) {
+    for (const watcher of watchers) watcher.close();
+    if (!heard) version += 1;
+    return (raced?.value ?? entry.value) as T;
+  }
+  if (kept.size >= MAX_KEPT) {
+    const [oldest, gone] = kept.entries().next().value!;
+    for (const watcher of gone.watchers) watcher.close();
+    kept.delete(oldest);
+  }
   kept.set(key, entry);
-  return value;
+  return entry.value as T;
+}
+
+/** A watch on each of `dirs`, each calling `changed` when it hears a change (or fails); none at all when one of
+ * them cannot be watched. */
+async function watchAll(dirs: readonly string[], changed: () => void): Promise<FSWatcher[] | undefined> {
+  const places = await Promise.all(dirs.map(localPlace));
+  const watchers: FSWatcher[] = [];
+  for (const place of places) {
+    const watcher = place === undefined ? undefined : watchOf(place);
+    if (!watcher) {
+      for (const made of watchers) made.close();
+      return undefined;
+    }
+    watcher.on('change', changed);
+    watcher.on('error', changed);
+    watchers.push(watcher);
+  }
+  return watchers;
 }
 
 /** Filesystems whose changes made on another machine inotify never reports: NFS, SMB (three), FUSE, 9p, Ceph, AFS

@@ -32,6 +32,7 @@ describe('native binding', () => {
         'create',
         'finish',
         'free',
+        'hostReadPaths',
         'info',
         'isDumpable',
         'lockSpillRoot',

@@ -53,11 +53,12 @@ facts.alwaysAsked = askedFor('always.test');
 facts.denied = await run(curl('evil.test', 'x'));
 facts.deniedAsked = askedFor('evil.test');
 
-// Ten connections at once to one unlisted host share one request: the answer comes only once all ten wait.
+// Ten connections at once to one unlisted host share one request: the answer comes only once all ten wait. The
+// threads of the connections before them end first, so that only these ten are counted. Each wait is bounded well
+// inside the harness's own limit, so a proxy that never holds them fails a test, not the run.
+await until(() => waitingConnections() === 0);
 answers['many.test'] = async () => {
-  // Bounded well inside the harness's own limit, so a proxy that never holds them fails a test, not the run.
-  const deadline = Date.now() + 60_000;
-  while (waitingConnections() < 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await until(() => waitingConnections() >= 10);
   facts.manyWaiting = waitingConnections();
   return 'allowed-once';
 };
@@ -101,6 +102,12 @@ await runtime.close();
 web.close();
 console.log(JSON.stringify(facts));
 process.exit(0);
+
+/** Resolves once `done()` holds, or after a minute. */
+async function until(done) {
+  const deadline = Date.now() + 60_000;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 /** The proxy's connection threads in this process: each waiting connection holds one. */
 function waitingConnections() {

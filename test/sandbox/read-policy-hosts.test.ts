@@ -1,14 +1,14 @@
-// The host's part of the read policy has two owners, because it must be derived where the files are: this side
-// expands it for local commands (kept between calls while nothing it read changed, src/sandbox/read-policy.ts), and a
-// remote host's runner expands it there (crates/runner/src/stdio/policy.rs). Both are held equal here, field by field,
-// over the same files: every denied entry (~/ under each home, * in the last component, plain paths) and what the
-// session view shows from PATH (toolchains) and the resolver.
+// The host's part of the read policy is derived where the files are, by one owner (crates/hostpaths): the binding
+// runs it for local commands (kept between calls while nothing it listed changed, src/sandbox/read-policy.ts), and a
+// remote host's runner for its own (crates/runner/src/stdio/policy.rs). Held here: the runner completes a plan with
+// what the binding derives for the same entries, PATH and home, field by field, over files that reach every kind of
+// entry (~/ under each home, * in the last component, plain paths), the toolchains and the resolver.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_READ_DENY, expandDenied, homes, resolverTarget, toolchains } from '../../src/sandbox/read-policy.js';
+import { DEFAULT_READ_DENY, hostReadPaths } from '../../src/sandbox/read-policy.js';
 import { encode } from '../../src/executor/wire/request.js';
 import { UNCONFINED } from '../../src/executor/wire/plan.js';
 import { runnerPath } from '../../src/native/assets.js';
@@ -35,21 +35,17 @@ function completedByRunner(entries: string[], path: string, home: string): { den
   return (JSON.parse(run.stdout) as { plan: { denied: string[]; readable: string[] } }).plan;
 }
 
-describe('the read policy, expanded here and on a remote host', () => {
-  it('denies the same paths and shows the same toolchains and resolver, field by field', async () => {
+describe('the read policy, derived here and by a remote host\'s runner', () => {
+  it('denies the same paths and shows the same toolchains and resolver, field by field, in the same order', async () => {
     const { home, path, entries } = fixture();
     const saved = process.env.HOME;
     process.env.HOME = home;
     try {
-      const homeDirs = await homes();
-      const here = {
-        denied: await expandDenied(entries, homeDirs),
-        readable: [...toolchains(path, homeDirs), ...[await resolverTarget()].filter((target) => target !== undefined)],
-      };
+      const found = await hostReadPaths(entries, path);
+      const here = { denied: found.denied, readable: [...found.toolchains, ...(found.resolver ? [found.resolver] : [])] };
       const there = completedByRunner(entries, path, home);
-      const sorted = (list: string[]) => [...new Set(list)].sort();
-      expect(sorted(there.denied)).toEqual(sorted(here.denied));
-      expect(sorted(there.readable)).toEqual(sorted(here.readable));
+      expect(there.denied).toEqual(here.denied);
+      expect(there.readable).toEqual(here.readable);
       // The fixture reaches every kind of entry: a home's, a * match, a plain path.
       expect(here.denied).toEqual(expect.arrayContaining([join(home, '.ssh'), join(home, '.secret-one'), join(home, 'keys/key-b'), join(home, 'keys/ring'), '/etc/hostname']));
       expect(here.readable).toEqual(expect.arrayContaining([join(home, '.cargo'), join(home, '.rustup'), join(home, '.local/bin'), join(home, '.nvm')]));

@@ -8,7 +8,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expandDenied } from '../../src/sandbox/read-policy.js';
+import { hostReadPaths } from '../../src/sandbox/read-policy.js';
 import { watched } from '../../src/sandbox/watched.js';
 import { bash, text } from '../helpers/calls.js';
 import { runtimes } from '../helpers/runtimes.js';
@@ -25,10 +25,11 @@ describe('watched', () => {
     try {
       let reads = 0;
       const read = async () => ++reads;
-      for (let i = 0; i < 5; i++) expect(await watched(`count ${dir}`, dir, read)).toBe(1);
+      // Read twice when not kept: once to learn what it lists, once more with the watches in place.
+      for (let i = 0; i < 5; i++) expect(await watched(`count ${dir}`, read, () => [dir])).toBe(2);
       await writeFile(join(dir, 'a'), '');
-      expect(await watched(`count ${dir}`, dir, read)).toBe(2);
-      expect(await watched(`count ${dir}`, dir, read)).toBe(2);
+      expect(await watched(`count ${dir}`, read, () => [dir])).toBe(4);
+      expect(await watched(`count ${dir}`, read, () => [dir])).toBe(4);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -39,17 +40,17 @@ describe('watched', () => {
     const entry = [`${dir}/*_key`];
     try {
       writeFileSync(join(dir, 'a'), '');
-      expect(await expandDenied(entry, [])).toEqual([]);
+      expect((await hostReadPaths(entry)).denied).toEqual([]);
       // Made from an fs callback (the poll phase), then expanded at once: the watch's event is read before use.
       await writeFile(join(dir, 'b_key'), '');
-      expect(await expandDenied(entry, [])).toEqual([join(dir, 'b_key')]);
+      expect((await hostReadPaths(entry)).denied).toEqual([join(dir, 'b_key')]);
       writeFileSync(join(dir, 'c_key'), '');
-      expect((await expandDenied(entry, [])).sort()).toEqual([join(dir, 'b_key'), join(dir, 'c_key')]);
+      expect((await hostReadPaths(entry)).denied.sort()).toEqual([join(dir, 'b_key'), join(dir, 'c_key')]);
       // By another process.
       execFileSync('touch', [join(dir, 'd_key')]);
-      expect((await expandDenied(entry, [])).sort()).toEqual(['b_key', 'c_key', 'd_key'].map((name) => join(dir, name)));
+      expect((await hostReadPaths(entry)).denied.sort()).toEqual(['b_key', 'c_key', 'd_key'].map((name) => join(dir, name)));
       await rm(join(dir, 'b_key'));
-      expect((await expandDenied(entry, [])).sort()).toEqual([join(dir, 'c_key'), join(dir, 'd_key')]);
+      expect((await hostReadPaths(entry)).denied.sort()).toEqual([join(dir, 'c_key'), join(dir, 'd_key')]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -60,15 +61,15 @@ describe('watched', () => {
     const keys = join(dir, 'keys');
     const entry = [`${keys}/*_key`];
     try {
-      expect(await expandDenied(entry, [])).toEqual([]);
+      expect((await hostReadPaths(entry)).denied).toEqual([]);
       await mkdir(keys);
       await writeFile(join(keys, 'a_key'), '');
-      expect(await expandDenied(entry, [])).toEqual([join(keys, 'a_key')]);
+      expect((await hostReadPaths(entry)).denied).toEqual([join(keys, 'a_key')]);
       await rm(keys, { recursive: true });
-      expect(await expandDenied(entry, [])).toEqual([]);
+      expect((await hostReadPaths(entry)).denied).toEqual([]);
       mkdirSync(keys);
       writeFileSync(join(keys, 'b_key'), '');
-      expect(await expandDenied(entry, [])).toEqual([join(keys, 'b_key')]);
+      expect((await hostReadPaths(entry)).denied).toEqual([join(keys, 'b_key')]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -83,10 +84,10 @@ describe('watched', () => {
     execFileSync('bindfs', [under, mounted]);
     try {
       const entry = [`${mounted}/*_key`];
-      expect(await expandDenied(entry, [])).toEqual([]);
+      expect((await hostReadPaths(entry)).denied).toEqual([]);
       // Made beneath the mount, as another machine would change a network filesystem.
       writeFileSync(join(under, 'a_key'), '');
-      expect(await expandDenied(entry, [])).toEqual([join(mounted, 'a_key')]);
+      expect((await hostReadPaths(entry)).denied).toEqual([join(mounted, 'a_key')]);
     } finally {
       execFileSync('fusermount3', ['-u', mounted]);
       rmSync(dir, { recursive: true, force: true });
@@ -96,7 +97,7 @@ describe('watched', () => {
   it('keeps nothing where neither the directory nor its parent exists', async () => {
     const dir = join(tmpdir(), 'shellring-watched-absent', 'x');
     let reads = 0;
-    for (let i = 0; i < 3; i++) await watched(`count ${dir}`, dir, async () => ++reads);
+    for (let i = 0; i < 3; i++) await watched(`count ${dir}`, async () => ++reads, () => [dir]);
     expect(reads).toBe(3);
   });
 });

@@ -15,6 +15,7 @@ mod js_text;
 mod net;
 mod pipes;
 mod proc_files;
+mod read_paths;
 // Public: its exports are reached through napi registration only, which a test build does not see.
 pub mod policy;
 mod shapes;
