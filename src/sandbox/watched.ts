@@ -14,6 +14,13 @@ interface Kept {
 /** At most this many values are kept (one per read policy, PATH and home in use): the oldest goes first. */
 const MAX_KEPT = 16;
 const kept = new Map<string, Kept>();
+/** A read in flight, and how many calls joined it after it began. */
+interface Reading {
+  value: unknown;
+  joined: number;
+}
+/** Reads in flight, shared by the calls made while they run. */
+const reading = new Map<string, Reading>();
 /** Bumped by every change seen and every read that could not be kept. */
 let version = 0;
 
@@ -31,36 +38,64 @@ export async function settled(): Promise<void> {
 
 /**
  * `read()`'s value, kept under `key` while none of the directories `dirsOf` names in it changes. The value is read
- * again once the watches are in place, so a change made while the first read listed is heard. An absent directory
- * is watched through its parent, so its making is seen; with neither there, or on a filesystem another machine may
- * change, nothing is kept. A change made before this call is always seen (see `settled`).
+ * again once the watches are in place, so a change made while the first read listed is heard; calls made meanwhile
+ * share that second read. An absent directory is watched through its parent, so its making is seen; with neither
+ * there, or on a filesystem another machine may change, nothing is kept. A change made before this call is always
+ * seen (see `settled`).
  */
 export async function watched<T>(key: string, read: () => Promise<T>, dirsOf: (value: T) => readonly string[]): Promise<T> {
   await settled();
   const known = kept.get(key);
   if (known) return known.value as T;
+  const shared = reading.get(key);
+  if (shared) {
+    shared.joined += 1;
+    return shared.value as T;
+  }
+  const pending: Reading = { value: undefined, joined: 0 };
+  const forget = () => {
+    if (reading.get(key) === pending) reading.delete(key);
+  };
+  pending.value = readAndWatch(key, read, dirsOf, pending, forget).finally(forget);
+  reading.set(key, pending);
+  return pending.value as T;
+}
+
+/** Reads, watches what the read listed, and reads again: the second value is kept unless a change was heard
+ * meanwhile (`forget` then lets the next call read afresh). */
+async function readAndWatch<T>(
+  key: string,
+  read: () => Promise<T>,
+  dirsOf: (value: T) => readonly string[],
+  shared: Reading,
+  forget: () => void,
+): Promise<T> {
   const first = await read();
   const dirs = dirsOf(first);
-  const entry: Kept = { value: first, watchers: [] };
+  const entry: Kept = { value: undefined, watchers: [] };
   let heard = false;
   const drop = () => {
     heard = true;
     version += 1;
+    forget();
     for (const watcher of entry.watchers) watcher.close();
     if (kept.get(key) === entry) kept.delete(key);
   };
   const watchers = await watchAll(dirs, drop);
   if (!watchers) {
     version += 1;
-    return first;
+    if (shared.joined === 0) return first;
+    // Calls that joined after the first read began get a read begun after them.
+    forget();
+    return read();
   }
   entry.watchers = watchers;
-  entry.value = await read();
-  const raced = kept.get(key);
-  if (heard || raced || dirsOf(entry.value as T).some((dir) => !dirs.includes(dir))) {
+  const value = await read();
+  entry.value = value;
+  if (heard || dirsOf(value).some((dir) => !dirs.includes(dir))) {
     for (const watcher of watchers) watcher.close();
     if (!heard) version += 1;
-    return (raced?.value ?? entry.value) as T;
+    return value;
   }
   if (kept.size >= MAX_KEPT) {
     const [oldest, gone] = kept.entries().next().value!;
@@ -68,7 +103,7 @@ export async function watched<T>(key: string, read: () => Promise<T>, dirsOf: (v
     kept.delete(oldest);
   }
   kept.set(key, entry);
-  return entry.value as T;
+  return value;
 }
 
 /** A watch on each of `dirs`, each calling `changed` when it hears a change (or fails); none at all when one of

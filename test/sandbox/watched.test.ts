@@ -3,7 +3,7 @@
 // beneath a FUSE mount, which no watch hears of; through a runtime, a key file made between two confined calls is
 // denied to the second.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,37 @@ describe('watched', () => {
       await writeFile(join(dir, 'a'), '');
       expect(await watched(`count ${dir}`, read, () => [dir])).toBe(4);
       expect(await watched(`count ${dir}`, read, () => [dir])).toBe(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sees a change made while the first read listed, before the watch was in place', async () => {
+    const dir = scratch();
+    try {
+      let reads = 0;
+      // The first read lists the directory, then a file appears before any watch exists.
+      const read = async () => {
+        const names = readdirSync(dir);
+        if (reads++ === 0) writeFileSync(join(dir, 'late'), '');
+        return names;
+      };
+      expect(await watched(`late ${dir}`, read, () => [dir])).toEqual(['late']);
+      expect(await watched(`late ${dir}`, read, () => [dir])).toEqual(['late']);
+      expect(reads).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shares one read among the calls made while it is in flight', async () => {
+    const dir = scratch();
+    try {
+      let reads = 0;
+      const read = async () => ++reads;
+      const values = await Promise.all(Array.from({ length: 10 }, () => watched(`shared ${dir}`, read, () => [dir])));
+      expect(values).toEqual(Array(10).fill(2));
+      expect(reads).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
