@@ -17,7 +17,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const host = `${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-unknown-linux-gnu`;
 const triples = manifest.napi.targets.filter((triple) => triple !== host);
 /** The crates that compile for macOS (see above). */
-const DARWIN_CRATES = ['shellring-wire', 'shellring-policy'];
+const DARWIN_CRATES = ['shellring-wire', 'shellring-policy', 'shellring-hostpaths'];
 
 const run = (file, argv, env = {}) => execFileSync(file, argv, { cwd: root, stdio: ['ignore', 2, 'inherit'], env: { ...process.env, ...env } });
 process.stderr.write(`== rustup target add ${triples.join(' ')}\n`);

@@ -34,14 +34,18 @@ const type = (s: Session, job_id: string, args: Record<string, unknown>) => s.ca
 /** Reads the job (job_output) until its text holds `what`; returns everything read. */
 async function readUntil(s: Session, id: string, what: string | RegExp, timeoutMs = 60_000): Promise<string> {
   let seen = '';
+  const found = () => (typeof what === 'string' ? seen.includes(what) : what.test(seen));
   await until(
     async () => {
       seen += `${text(await s.callTool('job_output', { job_id: id }))}\n`;
-      return typeof what === 'string' ? seen.includes(what) : what.test(seen);
+      return found();
     },
     timeoutMs,
     `${JSON.stringify(String(what))} from ${id}`,
-  );
+  ).catch((error: Error) => {
+    // What the job showed instead, without the reads that found nothing new.
+    throw new Error(`${error.message}; it read: ${JSON.stringify(seen.replaceAll('(no new output)\n[status: running]\n', '').slice(-2000))}`);
+  });
   return seen;
 }
 
