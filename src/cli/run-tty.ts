@@ -50,13 +50,22 @@ export async function runOnTerminal(runtime: Runtime, session: Session, command:
   const ticking = setInterval(pump, PUMP_MS);
   const raw = io.stdin.isTTY === true && typeof io.stdin.setRawMode === 'function';
   if (raw) io.stdin.setRawMode!(true);
-  const typed = (bytes: Buffer) => void jobs.input(jobId, bytes);
+  let sent = size;
+  const follow = () => {
+    const now = io.size();
+    if (!now || (sent && now.cols === sent.cols && now.rows === sent.rows)) return;
+    sent = now;
+    jobs.resize(jobId, now);
+  };
+  // The resize event may come after keystrokes typed after the resize: each keystroke checks the size first, so the
+  // program has its new size before it reads them.
+  const typed = (bytes: Buffer) => {
+    follow();
+    jobs.input(jobId, bytes);
+  };
   io.stdin.on('data', typed);
   io.stdin.resume();
-  const offResize = io.onResize(() => {
-    const now = io.size();
-    if (now) jobs.resize(jobId, now);
-  });
+  const offResize = io.onResize(follow);
   // In raw mode ctrl-c is a byte for the program; a signal from elsewhere ends the job.
   const release = onceSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => jobs.kill(jobId, ENDED_HERE));
   try {

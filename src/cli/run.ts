@@ -1,5 +1,6 @@
 // `shellring run`: one bash call through the whole runtime, printing exactly the text a model would see.
 import { randomUUID } from 'node:crypto';
+import { loadBinding } from '../native/loader.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { directoryOption, integerOption, parseCommand, usageError, } from './args.js';
 import { composeConfig, } from './config.js';
@@ -70,7 +71,8 @@ function terminalIO(io: CliIO): TerminalIO {
   return {
     ...io,
     stdin: process.stdin,
-    size: () => (out.isTTY ? { cols: out.columns, rows: out.rows } : undefined),
+    // Read from the kernel each time: `out.columns` changes only when Node has handled the SIGWINCH.
+    size: () => (out.isTTY ? (loadBinding().terminalSize(out.fd) ?? undefined) : undefined),
     onResize: (listener) => {
       out.on('resize', listener);
       return () => out.off('resize', listener);

@@ -182,6 +182,8 @@ export interface NativeBinding {
   setNonDumpable(): void;
   /** Whether this process is dumpable. */
   isDumpable(): boolean;
+  /** The size of the terminal `fd` refers to, as the kernel holds it now; null when `fd` is not a terminal. */
+  terminalSize(fd: number): { cols: number; rows: number } | null;
   /** A small file (of /proc) read whole, as latin1 text; the errno when it could not be read. */
   readProcText(path: string): string | number;
   /** Fixes glibc's mmap and trim thresholds so large freed blocks go back to the system; false off glibc. */

@@ -3,12 +3,17 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runOnTerminal } from '../../src/cli/run-tty.js';
+import { runtimes } from '../helpers/runtimes.js';
+import { until } from '../helpers/until.js';
 import { cli, repo, workdir } from './helpers.js';
 
 const work = workdir('cli-tty');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const DRIVE = join(repo, 'test/helpers/pty-drive.py');
+const open = runtimes();
 
 type Step = ['wait' | 'type', string] | ['resize', number, number] | ['signal', string];
 
@@ -63,3 +68,28 @@ describe('shellring run --tty', () => {
     expect(result.stderr).toMatch(/^shellring run: --timeout does not apply to --tty: the command runs until it ends or is ended\n/);
   });
 });
+
+describe('runOnTerminal', { timeout: 120_000 }, () => {
+  it('gives the program its new size before the keystrokes typed after a resize, even when the resize event comes later', async () => {
+    const runtime = await open({ enableRunInBackground: true });
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let shown = '';
+    stdout.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+    let size = { cols: 120, rows: 40 };
+    const exit = runOnTerminal(runtime, runtime.session({ id: 'tty-resize', cwd: work }), 'stty size; echo ready; read line; stty size', 'resize then type', {
+      stdin,
+      stdout,
+      stderr: new PassThrough(),
+      size: () => size,
+      // The terminal's resize event has not come yet when the keystrokes are read.
+      onResize: () => () => {},
+    });
+    await until(() => shown.includes('ready'), 60_000, 'ready');
+    size = { cols: 100, rows: 30 };
+    stdin.write('go\r');
+    expect(await exit, shown).toBe(0);
+    expect(shown.match(/^\d+ \d+\r?$/gm)).toEqual(['40 120\r', '30 100\r']);
+  });
+});
+

@@ -67,6 +67,7 @@ describe('native binding', () => {
         'ringState',
         'tail',
         'tailText',
+        'terminalSize',
         'write',
       ].sort(),
     );

@@ -21,6 +21,7 @@ pub mod policy;
 mod shapes;
 mod spill_roots;
 mod tables;
+mod terminal_size;
 
 use napi::bindgen_prelude::Float64ArraySlice;
 use napi::Env;
