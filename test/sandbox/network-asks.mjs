@@ -53,13 +53,14 @@ facts.alwaysAsked = askedFor('always.test');
 facts.denied = await run(curl('evil.test', 'x'));
 facts.deniedAsked = askedFor('evil.test');
 
-// Ten connections at once to one unlisted host share one request: the answer comes only once all ten wait. The
-// threads of the connections before them end first, so that only these ten are counted. Each wait is bounded well
-// inside the harness's own limit, so a proxy that never holds them fails a test, not the run.
-await until(() => waitingConnections() === 0);
+// Ten connections at once to one unlisted host share one request: the answer comes only once all ten wait on it (a
+// connection still reading its request when the answer comes would ask again). The threads of the connections before them
+// end first, so that only these ten are counted. Each wait is bounded well inside the harness's own limit, so a proxy
+// that never holds them fails a test, not the run.
+await until(() => connectionThreads().all === 0);
 answers['many.test'] = async () => {
-  await until(() => waitingConnections() >= 10);
-  facts.manyWaiting = waitingConnections();
+  await until(() => connectionThreads().waiting >= 10);
+  facts.manyWaiting = connectionThreads().waiting;
   return 'allowed-once';
 };
 facts.many = await run(`for i in $(seq 10); do ${curl('many.test', 'm')} & done; wait`);
@@ -109,15 +110,20 @@ async function until(done) {
   while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-/** The proxy's connection threads in this process: each waiting connection holds one. */
-function waitingConnections() {
-  let count = 0;
+/** The proxy's connection threads in this process, and how many of them wait for a person's answer: the proxy names
+ * a connection's thread `netproxy-ask` while it waits on a question. */
+function connectionThreads() {
+  let all = 0;
+  let waiting = 0;
   for (const task of readdirSync('/proc/self/task')) {
+    let name;
     try {
-      if (readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim() === 'netproxy-conn') count++;
+      name = readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim();
     } catch {
-      // The thread ended meanwhile.
+      continue; // The thread ended meanwhile.
     }
+    if (name === 'netproxy-conn' || name === 'netproxy-ask') all++;
+    if (name === 'netproxy-ask') waiting++;
   }
-  return count;
+  return { all, waiting };
 }

@@ -96,6 +96,7 @@ impl Asks {
                 }
             }
         };
+        let _asking = Asking::begin();
         if first && !ask() {
             self.answer(host, port, Answer::Nobody);
         }
@@ -146,6 +147,30 @@ impl Asks {
     }
 }
 
+/// While it lives, this thread is named `netproxy-ask`, so `ps -L` and /proc show how many connections wait for a
+/// person; its own name comes back after.
+struct Asking([u8; 16]);
+
+impl Asking {
+    fn begin() -> Asking {
+        let mut own = [0u8; 16];
+        // SAFETY: PR_GET_NAME writes at most 16 bytes, NUL included, into `own`; PR_SET_NAME reads a NUL-terminated
+        // name. Both act on this thread only.
+        unsafe {
+            libc::prctl(libc::PR_GET_NAME, own.as_mut_ptr());
+            libc::prctl(libc::PR_SET_NAME, c"netproxy-ask".as_ptr());
+        }
+        Asking(own)
+    }
+}
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` holds the NUL-terminated name PR_GET_NAME gave.
+        unsafe { libc::prctl(libc::PR_SET_NAME, self.0.as_ptr()) };
+    }
+}
+
 fn settle(question: &Question, answer: Answer) {
     *lock(&question.answer) = Some(answer);
     question.answered.notify_all();
@@ -192,6 +217,42 @@ mod tests {
         }
         assert_eq!(asked.load(Ordering::SeqCst), 1);
         assert!(!asks.allowed("example.org", 443));
+    }
+
+    #[test]
+    fn a_waiting_thread_is_named_for_it_and_gets_its_name_back() {
+        let asks = Arc::new(Asks::default());
+        let tid = Arc::new(AtomicUsize::new(0));
+        let waiter = {
+            let (asks, tid) = (asks.clone(), tid.clone());
+            std::thread::Builder::new()
+                .name("netproxy-conn".into())
+                .spawn(move || {
+                    // SAFETY: gettid has no arguments and cannot fail.
+                    tid.store(unsafe { libc::gettid() } as usize, Ordering::SeqCst);
+                    let answer = asks.wait("example.org", 443, || true, LONG);
+                    (
+                        answer,
+                        std::fs::read_to_string("/proc/thread-self/comm").unwrap(),
+                    )
+                })
+                .unwrap()
+        };
+        let named = Instant::now() + LONG;
+        let name = || match tid.load(Ordering::SeqCst) {
+            0 => String::new(),
+            tid => std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).unwrap(),
+        };
+        while name() != "netproxy-ask\n" && Instant::now() < named {
+            std::thread::yield_now();
+        }
+        assert_eq!(name(), "netproxy-ask\n");
+        // Named only once it waits on the question: the answer reaches it.
+        assert!(asks.answer("example.org", 443, Answer::Once));
+        assert_eq!(
+            waiter.join().unwrap(),
+            (Answer::Once, "netproxy-conn\n".to_string())
+        );
     }
 
     #[test]
