@@ -54,9 +54,9 @@ facts.denied = await run(curl('evil.test', 'x'));
 facts.deniedAsked = askedFor('evil.test');
 
 // Ten connections at once to one unlisted host share one request: the answer comes only once all ten wait on it (a
-// connection still reading its request when the answer comes would ask again). The threads of the connections before them
-// end first, so that only these ten are counted. Each wait is bounded well inside the harness's own limit, so a proxy
-// that never holds them fails a test, not the run.
+// connection still reading its request when the answer comes would ask again). The threads of the connections before
+// them end first, so that only these ten are counted. Each wait is bounded well inside the harness's own limit, so a
+// proxy that never holds them fails a test, not the run.
 await until(() => connectionThreads().all === 0);
 answers['many.test'] = async () => {
   await until(() => connectionThreads().waiting >= 10);
