@@ -41,6 +41,19 @@ export async function scrape(port: number, token: string): Promise<string> {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
+/** How long the server is watched once idle: long enough for V8's memory reducer to give back heap slack. */
+const IDLE_MS = 10_000;
+
+/** The server's RSS once idle: the lowest of samples taken over IDLE_MS, so a collection that has not run yet (whose
+ * timing varies with the machine's load) does not count as memory the sessions keep. */
+async function idleRss(pid: number): Promise<number> {
+  let lowest = rssOf(pid);
+  for (let waited = 0; waited < IDLE_MS; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    lowest = Math.min(lowest, rssOf(pid));
+  }
+  return lowest;
+}
 
 /**
  * Opens `sessions` SDK clients, then each makes `callsEach` calls in a row (all sessions at once), checking every
@@ -70,8 +83,7 @@ export async function loadServe(server: Process, token: string, sessions: number
       }),
     );
     const wallMs = performance.now() - t0;
-    await settle();
-    const rssAfter = rssOf(server.child.pid!);
+    const rssAfter = await idleRss(server.child.pid!);
     const metrics = await scrape(server.port, token);
     return {
       sessions,
